@@ -1,0 +1,112 @@
+package detectors
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// Identity maps datanode UUIDs and OM node IDs to hosts, learned from the
+// logs themselves (DatanodeDetails renderings, STARTUP_MSG, OM stop lines,
+// peer lists), and remembers each host's Ozone version.
+type Identity struct {
+	dnHost   map[string]string // datanode UUID -> host
+	hostDN   map[string]string // host -> datanode UUID
+	omHost   map[string]string // OM node ID -> host
+	hostOM   map[string]string // host -> OM node ID
+	versions map[string]string // host -> Ozone version (STARTUP_MSG)
+}
+
+// NewIdentity returns an empty identity map.
+func NewIdentity() *Identity {
+	return &Identity{dnHost: map[string]string{}, hostDN: map[string]string{},
+		omHost: map[string]string{}, hostOM: map[string]string{}, versions: map[string]string{}}
+}
+
+// Learn records what a signal tells about identities.
+func (id *Identity) Learn(s *catalogue.Signal) {
+	if d := s.Datanode; d.UUID != "" && d.Host != "" {
+		id.AddDatanode(d.UUID, d.Host)
+	}
+	if s.Kind == catalogue.StartupMsg && s.Version != "" && s.Host != "" {
+		id.versions[s.Host] = s.Version
+	}
+	if s.OMNode != "" {
+		if h := s.Attrs["omhost"]; h != "" {
+			id.AddOM(s.OMNode, h)
+		}
+	}
+}
+
+// AddDatanode records that the datanode with uuid runs on host.
+func (id *Identity) AddDatanode(uuid, host string) {
+	uuid = strings.ToLower(uuid)
+	id.dnHost[uuid] = host
+	id.hostDN[ShortHost(host)] = uuid
+}
+
+// AddOM records that OM node runs on host.
+func (id *Identity) AddOM(node, host string) {
+	id.omHost[node] = host
+	id.hostOM[ShortHost(host)] = node
+}
+
+// DatanodeHost returns the host of a datanode UUID, or "".
+func (id *Identity) DatanodeHost(uuid string) string { return id.dnHost[strings.ToLower(uuid)] }
+
+// DatanodeOnHost returns the UUID of the datanode on host, or "".
+func (id *Identity) DatanodeOnHost(host string) string { return id.hostDN[ShortHost(host)] }
+
+// OMHost returns the host of an OM node ID, or "".
+func (id *Identity) OMHost(node string) string { return id.omHost[node] }
+
+// OMOnHost returns the OM node ID running on host, or "".
+func (id *Identity) OMOnHost(host string) string { return id.hostOM[ShortHost(host)] }
+
+// Version returns the Ozone version host reported in STARTUP_MSG, or "".
+func (id *Identity) Version(host string) string { return id.versions[host] }
+
+// Complete fills a datanode's missing UUID or host from what is known.
+func (id *Identity) Complete(d catalogue.Datanode) catalogue.Datanode {
+	if d.Host == "" && d.UUID != "" {
+		d.Host = id.DatanodeHost(d.UUID)
+	}
+	if d.UUID == "" && d.Host != "" {
+		d.UUID = id.DatanodeOnHost(d.Host)
+	}
+	return d
+}
+
+// Datanodes returns the known datanode UUIDs, sorted.
+func (id *Identity) Datanodes() []string { return sortedKeys(id.dnHost) }
+
+// OMs returns the known OM node IDs, sorted.
+func (id *Identity) OMs() []string { return sortedKeys(id.omHost) }
+
+// ShortHost returns the first label of a host name ("dn1.example.com" -> "dn1"),
+// so that a FQDN in a message and a short name in a file name compare equal.
+func ShortHost(h string) string {
+	if i := strings.IndexByte(h, '.'); i > 0 && !isIP(h) {
+		return h[:i]
+	}
+	return h
+}
+
+func isIP(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if (h[i] < '0' || h[i] > '9') && h[i] != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

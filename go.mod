@@ -1,0 +1,3 @@
+module github.com/ozdoctor/ozdoctor
+
+go 1.26.8

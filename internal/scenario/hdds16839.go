@@ -1,0 +1,5 @@
+package scenario
+
+func hdds16839Scripts() map[string]Script {
+	return map[string]Script{}
+}

@@ -1,0 +1,5 @@
+package scenario
+
+func hdds17425Scripts() map[string]Script {
+	return map[string]Script{}
+}

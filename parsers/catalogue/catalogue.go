@@ -1,0 +1,335 @@
+package catalogue
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/parsers"
+)
+
+// Entry recognises one Ozone/Ratis message.
+//
+// Literals are the prefilter: a record is a candidate for the entry when its
+// first line contains any of them (one literal per wording the message has
+// had). Pattern then runs on the record's message (all folded lines); its
+// named groups fill the Signal (see setField for the group names). Loggers,
+// when set, restrict the entry to records whose logger's simple class name is
+// one of them (records without a logger column always pass).
+type Entry struct {
+	Kind     Kind
+	Source   string // the Ozone/Ratis source it mirrors, "path:line" (template ID from shared/ozone)
+	Loggers  []string
+	Literals []string
+	Pattern  *regexp.Regexp
+	// Post, if set, finishes the signal after the named groups were applied;
+	// returning false drops the match.
+	Post func(s *Signal, m map[string]string) bool
+}
+
+// Catalogue matches records against a set of entries.
+type Catalogue struct {
+	entries []Entry
+	ac      *acMatcher
+	litEnt  [][]int // literal index -> entry indexes
+	names   [][]string
+}
+
+// New builds a catalogue of the given entries (Default() when none given).
+func New(entries ...Entry) (*Catalogue, error) {
+	if len(entries) == 0 {
+		entries = Default()
+	}
+	c := &Catalogue{entries: entries}
+	index := map[string]int{}
+	var lits []string
+	for ei, e := range entries {
+		if e.Kind == "" || e.Pattern == nil || len(e.Literals) == 0 {
+			return nil, fmt.Errorf("catalogue entry %d (%s): kind, pattern and literals are required", ei, e.Kind)
+		}
+		for _, l := range e.Literals {
+			if l == "" {
+				return nil, fmt.Errorf("catalogue entry %s: empty literal", e.Kind)
+			}
+			li, ok := index[l]
+			if !ok {
+				li = len(lits)
+				index[l] = li
+				lits = append(lits, l)
+				c.litEnt = append(c.litEnt, nil)
+			}
+			c.litEnt[li] = appendUnique(c.litEnt[li], ei)
+		}
+		c.names = append(c.names, e.Pattern.SubexpNames())
+	}
+	c.ac = newACMatcher(lits)
+	return c, nil
+}
+
+// Entries returns the catalogue's entries.
+func (c *Catalogue) Entries() []Entry { return c.entries }
+
+// Literals returns every prefilter literal, once each (for grep comparisons).
+func (c *Catalogue) Literals() []string { return c.ac.literals }
+
+// Candidate reports whether a record whose first line is line may produce a
+// signal. It is the scanner's hot-path filter.
+func (c *Catalogue) Candidate(line []byte) bool { return c.ac.any(line) }
+
+// Match returns the signals a record produces (usually none or one).
+func (c *Catalogue) Match(r *parsers.Record) []Signal {
+	first := r.Message
+	if i := strings.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	var cand []int
+	c.ac.each([]byte(first), func(li int) {
+		for _, ei := range c.litEnt[li] {
+			cand = appendUnique(cand, ei)
+		}
+	})
+	if len(cand) == 0 {
+		return nil
+	}
+	logger := parsers.SimpleLogger(r.Logger)
+	var out []Signal
+	for _, ei := range cand {
+		e := &c.entries[ei]
+		if r.Logger != "" && len(e.Loggers) > 0 && !contains(e.Loggers, logger) {
+			continue
+		}
+		sub := e.Pattern.FindStringSubmatch(r.Message)
+		if sub == nil {
+			continue
+		}
+		s := Signal{
+			Kind: e.Kind, Time: r.Time, Host: r.Host, Component: r.Component,
+			Level: r.Level, Thread: r.Thread, Origin: r.Origin, Text: first,
+		}
+		m := make(map[string]string, len(sub))
+		for i, name := range c.names[ei] {
+			if name != "" && sub[i] != "" {
+				m[name] = sub[i]
+			}
+		}
+		for k, v := range m {
+			setField(&s, k, v)
+		}
+		if e.Post != nil && !e.Post(&s, m) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// setField applies one named group. Group names:
+//
+//	dn        DatanodeDetails "<uuid>(<host>/<ip>)" or the ≤1.4 long form
+//	dnuuid    datanode UUID      dnhost  datanode host name   dnip  its address
+//	container container ID (with or without "#")
+//	pipeline  "Pipeline-<uuid>", "PipelineID=<uuid>" or a bare UUID
+//	pipelines a list of pipelines "[Pipeline-a, Pipeline-b]"
+//	group     Raft group ID      peer    Raft peer ID    om  OM node ID
+//	member    Raft member ID "<peer>@<group>" (sets Peer and Group)
+//	peers     a peer list (any Ratis/OM rendering)   oldpeers  likewise
+//	ratisdur  Ratis TimeDuration ("52.114s", "52s", "300ms")
+//	ms, ns    durations in milliseconds / nanoseconds
+//	count index term bcsid maxbcsid   integers
+//	state reason version version2     strings
+//	nonempty  "non-empty" or "empty"   force  "force" or ""
+//
+// Any other name lands in Attrs.
+func setField(s *Signal, name, v string) {
+	switch name {
+	case "dn":
+		s.Datanode = ParseDatanode(v)
+	case "dnuuid":
+		s.Datanode.UUID = strings.ToLower(v)
+	case "dnhost":
+		s.Datanode.Host = v
+	case "dnip":
+		s.Datanode.IP = v
+	case "container":
+		s.Container, _ = strconv.ParseUint(strings.TrimPrefix(v, "#"), 10, 64)
+	case "pipeline":
+		s.Pipeline = ParsePipelineID(v)
+	case "pipelines":
+		for _, p := range splitList(v) {
+			if id := ParsePipelineID(p); id != "" {
+				s.Pipelines = append(s.Pipelines, id)
+			}
+		}
+	case "group":
+		s.Group = v
+	case "peer":
+		s.Peer = v
+	case "om":
+		s.OMNode = v
+	case "member":
+		if i := strings.IndexByte(v, '@'); i >= 0 {
+			s.Peer, s.Group = v[:i], v[i+1:]
+		}
+	case "peers":
+		s.Peers = ParsePeers(v)
+	case "oldpeers":
+		s.OldPeers = ParsePeers(v)
+	case "ratisdur":
+		s.Duration = ParseRatisDuration(v)
+	case "ms":
+		n, _ := strconv.ParseFloat(v, 64)
+		s.Duration = time.Duration(n * float64(time.Millisecond))
+	case "ns":
+		n, _ := strconv.ParseInt(v, 10, 64)
+		s.Duration = time.Duration(n)
+	case "count":
+		s.Count, _ = strconv.ParseInt(v, 10, 64)
+	case "index":
+		s.Index, _ = strconv.ParseInt(v, 10, 64)
+	case "term":
+		s.Term, _ = strconv.ParseInt(v, 10, 64)
+	case "bcsid":
+		s.BCSID, _ = strconv.ParseInt(v, 10, 64)
+	case "maxbcsid":
+		s.MaxBCSID, _ = strconv.ParseInt(v, 10, 64)
+	case "state":
+		s.State = v
+	case "reason":
+		s.Reason = v
+	case "version":
+		s.Version = v
+	case "version2":
+		s.Version2 = v
+	case "nonempty":
+		s.NonEmpty = v == "non-empty"
+	case "force":
+		s.Force = v == "force"
+	default:
+		if s.Attrs == nil {
+			s.Attrs = map[string]string{}
+		}
+		s.Attrs[name] = v
+	}
+}
+
+var (
+	dnShortRe = regexp.MustCompile(`^([0-9a-fA-F-]{36})\(([^/()]*)/([^()]*)\)`)
+	dnLongRe  = regexp.MustCompile(`^([0-9a-fA-F-]{36})\{ip: ([^,]*), host: ([^,]*)`)
+	uuidRe    = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+)
+
+// ParseDatanode reads DatanodeDetails as Ozone prints it: "<uuid>(<host>/<ip>)"
+// (2.0+), "<uuid>{ip: <ip>, host: <host>, ...}" (≤1.4 and toDebugString), or a
+// bare UUID.
+func ParseDatanode(v string) Datanode {
+	v = strings.TrimSpace(v)
+	if m := dnShortRe.FindStringSubmatch(v); m != nil {
+		return Datanode{UUID: strings.ToLower(m[1]), Host: m[2], IP: m[3]}
+	}
+	if m := dnLongRe.FindStringSubmatch(v); m != nil {
+		return Datanode{UUID: strings.ToLower(m[1]), IP: m[2], Host: m[3]}
+	}
+	if u := uuidRe.FindString(v); u != "" {
+		return Datanode{UUID: strings.ToLower(u)}
+	}
+	return Datanode{Host: v}
+}
+
+// ParsePipelineID accepts "Pipeline-<uuid>" (2.1+), "PipelineID=<uuid>" (≤2.0),
+// "Pipeline{ Id: <uuid>, ..." or a bare UUID, and returns the lower-case UUID.
+func ParsePipelineID(v string) string {
+	if u := uuidRe.FindString(v); u != "" {
+		return strings.ToLower(u)
+	}
+	return ""
+}
+
+// ParsePeers extracts the peer IDs of a peer list in any rendering Ozone and
+// Ratis use: "peers:[a|host:port, b|host:port]|listeners:[]",
+// "[a|rpc:host:port|admin:...|priority:1, ...]", "a(host:port), b(host:port)".
+func ParsePeers(v string) []string {
+	if i := strings.Index(v, "|listeners:"); i >= 0 {
+		v = v[:i]
+	}
+	v = strings.TrimPrefix(strings.TrimSpace(v), "peers:")
+	var ids []string
+	for _, p := range splitList(v) {
+		end := strings.IndexAny(p, "|(")
+		if end >= 0 {
+			p = p[:end]
+		}
+		if p = strings.TrimSpace(p); p != "" && p != "null" {
+			ids = append(ids, p)
+		}
+	}
+	return ids
+}
+
+// splitList splits "[a, b, c]" or "a, b, c" on top-level commas.
+func splitList(v string) []string {
+	v = strings.TrimSpace(v)
+	v = strings.TrimPrefix(v, "[")
+	v = strings.TrimSuffix(v, "]")
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '[', '(', '{':
+			depth++
+		case ']', ')', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, strings.TrimSpace(v[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if rest := strings.TrimSpace(v[start:]); rest != "" {
+		parts = append(parts, rest)
+	}
+	return parts
+}
+
+// ParseRatisDuration reads Ratis TimeDuration.toString output such as
+// "52.114s", "52s", "300ms", "10min", "1day".
+func ParseRatisDuration(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.') {
+		i++
+	}
+	n, err := strconv.ParseFloat(v[:i], 64)
+	if err != nil {
+		return 0
+	}
+	unit := map[string]time.Duration{
+		"ns": time.Nanosecond, "μs": time.Microsecond, "us": time.Microsecond,
+		"ms": time.Millisecond, "s": time.Second, "min": time.Minute,
+		"h": time.Hour, "hr": time.Hour, "day": 24 * time.Hour,
+	}[strings.TrimSpace(v[i:])]
+	if unit == 0 {
+		unit = time.Second
+	}
+	return time.Duration(n * float64(unit))
+}
+
+func appendUnique(xs []int, x int) []int {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

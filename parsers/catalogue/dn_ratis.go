@@ -1,0 +1,5 @@
+package catalogue
+
+func dnRatisEntries() []Entry {
+	return nil
+}

@@ -1,0 +1,5 @@
+package catalogue
+
+func scmContainerEntries() []Entry {
+	return nil
+}

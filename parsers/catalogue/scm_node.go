@@ -1,0 +1,5 @@
+package catalogue
+
+func scmNodeEntries() []Entry {
+	return nil
+}

@@ -1,0 +1,5 @@
+package catalogue
+
+func scmUpgradeEntries() []Entry {
+	return nil
+}
