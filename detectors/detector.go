@@ -16,7 +16,9 @@ import (
 )
 
 // Emit reports a finding. Emitting again with the same Key replaces it
-// (e.g. a warning escalated to critical, or firing turned resolved).
+// (e.g. a warning escalated to critical, or firing turned resolved). The
+// engine fills Detector, and Defect and Title when the finding leaves them
+// empty (a detector may report a related condition that is not its defect).
 type Emit func(Finding)
 
 // Detector recognises one defect. It sees signals of the kinds its Doc lists,

@@ -95,7 +95,10 @@ func (e *Engine) Flush(end time.Time) []Finding {
 func (e *Engine) emitter(i int) Emit {
 	doc := e.running[i].doc
 	return func(f Finding) {
-		f.Detector, f.Defect = doc.Name, doc.Defect
+		f.Detector = doc.Name
+		if f.Defect == "" {
+			f.Defect = doc.Defect
+		}
 		if f.Title == "" {
 			f.Title = doc.Title
 		}

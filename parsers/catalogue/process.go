@@ -17,6 +17,10 @@ const (
 	SignalReceived Kind = "signal_received"
 	// Terminating: a programmatic exit. Count = exit status, Reason = message.
 	Terminating Kind = "terminating"
+	// LogGap: a silence in one log stream, produced by the analysis from the
+	// scanner's gap list rather than by an entry. Time = the first record
+	// after the silence, Duration = its length, Origin = that record.
+	LogGap Kind = "log_gap"
 )
 
 // ServiceComponent maps the class named in STARTUP_MSG/SHUTDOWN_MSG to a component.

@@ -1,0 +1,136 @@
+// Package sinks writes what an analysis found: the report formats of the
+// command line (text, JSON, Markdown). Every output implements Sink.
+package sinks
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
+)
+
+// Report is everything one analysis produced.
+type Report = analysis.Result
+
+// Sink is one output of findings.
+type Sink interface {
+	Write(r *Report) error
+}
+
+// New returns the report sink for format ("text", "json" or "markdown").
+func New(format string, w io.Writer) (Sink, error) {
+	switch format {
+	case "text", "":
+		return textSink{w}, nil
+	case "json":
+		return jsonSink{w}, nil
+	case "markdown", "md":
+		return markdownSink{w}, nil
+	}
+	return nil, fmt.Errorf("unknown format %q (want text, json or markdown)", format)
+}
+
+type jsonSink struct{ w io.Writer }
+
+// Write emits one JSON document: {"findings": [...], "coverage": {...}}.
+func (s jsonSink) Write(r *Report) error {
+	enc := json.NewEncoder(s.w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// counts returns "1 critical, 2 warning" for findings.
+func counts(fs []detectors.Finding) string {
+	n := map[detectors.Severity]int{}
+	for _, f := range fs {
+		n[f.Severity]++
+	}
+	var parts []string
+	for _, s := range []detectors.Severity{detectors.Critical, detectors.Warning, detectors.Info} {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sorted returns findings most severe first, then by start.
+func sorted(fs []detectors.Finding) []detectors.Finding {
+	out := append([]detectors.Finding(nil), fs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Severity != out[j].Severity {
+			return out[i].Severity > out[j].Severity
+		}
+		return out[i].Start.Before(out[j].Start)
+	})
+	return out
+}
+
+func entityLines(e detectors.Entities) []string {
+	var out []string
+	add := func(name string, items []string) {
+		if len(items) > 0 {
+			out = append(out, name+": "+strings.Join(items, ", "))
+		}
+	}
+	var dns []string
+	for _, d := range e.Datanodes {
+		dns = append(dns, detectors.DatanodeName(d))
+	}
+	var cs []string
+	for _, c := range e.Containers {
+		cs = append(cs, fmt.Sprintf("#%d", c))
+	}
+	add("datanodes", dns)
+	add("containers", cs)
+	add("pipelines", e.Pipelines)
+	add("raft groups", e.RaftGroups)
+	add("OM nodes", e.OMNodes)
+	add("hosts", e.Hosts)
+	return out
+}
+
+func stateText(f detectors.Finding) string {
+	if f.State == detectors.Resolved {
+		return "resolved at " + stamp(f.End)
+	}
+	return "ongoing at the end of the input"
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func factLines(facts map[string]string) []string {
+	keys := make([]string, 0, len(facts))
+	for k := range facts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k + ": " + facts[k]
+	}
+	return out
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

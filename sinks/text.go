@@ -1,0 +1,120 @@
+package sinks
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
+)
+
+type textSink struct{ w io.Writer }
+
+// Write renders the report for a terminal: findings first, then coverage.
+func (s textSink) Write(r *Report) error {
+	w := bufio.NewWriter(s.w)
+	c := r.Coverage
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "ozdoctor: no findings in %d files from %d hosts (%s to %s)\n", c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
+	} else {
+		fmt.Fprintf(w, "ozdoctor: %d findings (%s) in %d files from %d hosts (%s to %s)\n", len(r.Findings), counts(r.Findings), c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
+	}
+	for i, f := range sorted(r.Findings) {
+		fmt.Fprintf(w, "\n[%d] %s  %s  %s\n", i+1, strings.ToUpper(f.Severity.String()), f.Defect, f.Title)
+		fmt.Fprintf(w, "    %s · confidence %s · %s · %s to %s\n", f.Detector, f.Confidence, stateText(f), stamp(f.Start), stamp(f.End))
+		fmt.Fprintf(w, "    %s\n", f.Summary)
+		for _, l := range entityLines(f.Entities) {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+		fmt.Fprintf(w, "    evidence (%d):\n", len(f.Evidence))
+		for _, e := range f.Evidence {
+			fmt.Fprintf(w, "      %s %s %s:%d\n        %s\n", stamp(e.Time), e.Host, e.File, e.Line, e.Text)
+		}
+		fmt.Fprintln(w, "    remediation:")
+		for j, step := range f.Remediation {
+			fmt.Fprintf(w, "      %d. %s\n", j+1, indent(step, "         "))
+		}
+		if facts := factLines(f.Facts); len(facts) > 0 {
+			fmt.Fprintln(w, "    facts:")
+			for _, l := range facts {
+				fmt.Fprintf(w, "      %s\n", l)
+			}
+		}
+	}
+	writeCoverageText(w, c)
+	return w.Flush()
+}
+
+func writeCoverageText(w io.Writer, c analysis.Coverage) {
+	fmt.Fprintln(w, "\nCoverage")
+	fmt.Fprintf(w, "  time zone: %s (log timestamps carry no zone; --tz and --host-tz set it)\n", c.TimeZone)
+	for h, z := range c.HostZones {
+		fmt.Fprintf(w, "    %s: %s\n", h, z)
+	}
+	t := c.Totals
+	fmt.Fprintf(w, "  read: %d files, %s, %d lines, %d records, %d signals", t.Files, humanBytes(t.Bytes), t.Lines, t.Records, t.Signals)
+	if t.Samples > 0 {
+		fmt.Fprintf(w, ", %d metric samples", t.Samples)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "  hosts:")
+	for _, h := range c.Hosts {
+		fmt.Fprintf(w, "    %-28s %-20s %3d files %9d records  %s to %s\n", h.Host, strings.Join(h.Components, ","), h.Files, h.Records, stamp(h.First), stamp(h.Last))
+	}
+	var notes []string
+	for _, f := range c.Files {
+		var parts []string
+		if f.Unparsed > 0 {
+			parts = append(parts, fmt.Sprintf("%d unparsed lines", f.Unparsed))
+		}
+		if f.Binary > 0 {
+			parts = append(parts, fmt.Sprintf("%d binary lines", f.Binary))
+		}
+		if f.Truncated > 0 {
+			parts = append(parts, fmt.Sprintf("%d truncated lines", f.Truncated))
+		}
+		if f.Note != "" && (f.Note == "no known log layout" || len(parts) > 0) {
+			parts = append(parts, f.Note)
+		}
+		if len(parts) > 0 {
+			notes = append(notes, fmt.Sprintf("    %s: %s", f.Path, strings.Join(parts, ", ")))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "  partly read:")
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+	}
+	if len(c.Skipped) > 0 {
+		fmt.Fprintf(w, "  not read (%d):\n", len(c.Skipped))
+		for _, p := range c.Skipped {
+			fmt.Fprintf(w, "    %s: %s\n", p.Path, p.Reason)
+		}
+	}
+	fmt.Fprintln(w, "  detectors:")
+	for _, d := range c.Detectors {
+		if d.Ran {
+			fmt.Fprintf(w, "    %-30s %-11s ran\n", d.Name, d.Defect)
+		} else {
+			fmt.Fprintf(w, "    %-30s %-11s did not run: %s\n", d.Name, d.Defect, d.Reason)
+		}
+	}
+	if len(c.Offsets) > 0 {
+		fmt.Fprintln(w, "  clock offsets:")
+		for _, o := range c.Offsets {
+			fmt.Fprintf(w, "    %s: %v against %s (%d paired events)\n", o.Host, o.Offset, o.Reference, o.Pairs)
+		}
+	}
+	if len(c.Settings) > 0 {
+		fmt.Fprintln(w, "  settings judged against:")
+		for _, s := range c.Settings {
+			fmt.Fprintf(w, "    %s = %s (%s)\n", s.Key, s.Value, s.Source)
+		}
+	}
+}
+
+func indent(s, prefix string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
