@@ -1,0 +1,407 @@
+package pausestale
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/detectors/detectortest"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/site"
+)
+
+func TestCases(t *testing.T) { detectortest.Run(t, Registration, "testdata") }
+
+var t0 = time.Date(2026, 8, 23, 10, 20, 0, 0, time.UTC)
+
+const scm1 = "scm1.example.com"
+
+// dns returns n datanodes with distinct UUIDs and hosts.
+func dns(n int) []catalogue.Datanode {
+	out := make([]catalogue.Datanode, n)
+	for i := range out {
+		out[i] = catalogue.Datanode{UUID: fmt.Sprintf("%08x-6c1d-4d2f-9f5e-0a1b2c3d4e5f", i+1),
+			Host: fmt.Sprintf("dn%d.example.com", i+1), IP: fmt.Sprintf("10.0.2.%d", i+1)}
+	}
+	return out
+}
+
+func pipeOf(i int) string { return fmt.Sprintf("%08x-4f50-6172-8394-a5b6c7d8e9f0", i+1) }
+
+// input collects signals at offsets from t0.
+type input struct{ sigs []catalogue.Signal }
+
+func (in *input) add(s catalogue.Signal, at time.Duration) {
+	s.Time = t0.Add(at)
+	if s.Host == "" {
+		s.Host, s.Component = scm1, parsers.ComponentSCM
+	}
+	s.Text = string(s.Kind)
+	s.Origin = parsers.Origin{File: s.Host + ".log", Line: len(in.sigs) + 1}
+	in.sigs = append(in.sigs, s)
+}
+
+func (in *input) pause(k catalogue.Kind, at, dur time.Duration) {
+	in.add(catalogue.Signal{Kind: k, Duration: dur}, at)
+}
+
+// stale adds a STALE transition of each datanode (one pipeline each) at at,
+// their pipeline closes, and their return after back (HEALTHY READONLY,
+// then HEALTHY 3s later); back < 0 means they do not return.
+func (in *input) stale(nodes []catalogue.Datanode, at, back time.Duration) {
+	for i, d := range nodes {
+		in.add(catalogue.Signal{Kind: catalogue.NodeStale, Datanode: d, Pipelines: []string{pipeOf(i)}}, at)
+		in.add(catalogue.Signal{Kind: catalogue.PipelineClosed, Pipeline: pipeOf(i)}, at+10*time.Millisecond)
+	}
+	if back >= 0 {
+		in.back(nodes, at+back)
+	}
+}
+
+func (in *input) back(nodes []catalogue.Datanode, at time.Duration) {
+	for i, d := range nodes {
+		at := at + time.Duration(i%5)*time.Second
+		in.add(catalogue.Signal{Kind: catalogue.NodeHealthyReadonly, Datanode: d}, at)
+		in.add(catalogue.Signal{Kind: catalogue.NodeHealthy, Datanode: d}, at+3*time.Second)
+	}
+}
+
+func run(t *testing.T, in *input, end time.Duration, settings map[string]string, options map[string]string) []detectors.Finding {
+	t.Helper()
+	cfg := site.New()
+	for k, v := range settings {
+		cfg.Set(k, v, "ozone-site.xml")
+	}
+	env := &detectors.Env{Settings: cfg, Identity: detectors.NewIdentity(), Options: options}
+	sort.SliceStable(in.sigs, func(i, j int) bool { return in.sigs[i].Time.Before(in.sigs[j].Time) })
+	for i := range in.sigs {
+		env.Identity.Learn(&in.sigs[i])
+	}
+	eng, err := detectors.NewEngine([]detectors.Registration{Registration}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range in.sigs {
+		eng.Observe(&in.sigs[i])
+	}
+	return eng.Flush(t0.Add(end))
+}
+
+func one(t *testing.T, fs []detectors.Finding) detectors.Finding {
+	t.Helper()
+	if len(fs) != 1 {
+		t.Fatalf("want 1 finding, got %d: %v", len(fs), fs)
+	}
+	return fs[0]
+}
+
+func hosts(f detectors.Finding) string {
+	var hs []string
+	for _, d := range f.Entities.Datanodes {
+		hs = append(hs, d.Host)
+	}
+	return strings.Join(hs, ",")
+}
+
+func check(t *testing.T, f detectors.Finding, sev detectors.Severity, conf detectors.Confidence, state detectors.State, dnHosts string) {
+	t.Helper()
+	if f.Severity != sev || f.Confidence != conf || f.State != state {
+		t.Errorf("got %s/%s/%s, want %s/%s/%s (facts %v)", f.Severity, f.Confidence, f.State, sev, conf, state, f.Facts)
+	}
+	if got := hosts(f); got != dnHosts {
+		t.Errorf("datanodes %q, want %q", got, dnHosts)
+	}
+	if f.Defect != "HDDS-17519" || f.Detector != "scm-pause-stale-nodes" {
+		t.Errorf("detector %s %s", f.Detector, f.Defect)
+	}
+	if len(f.Entities.Hosts) != 1 || f.Entities.Hosts[0] != scm1 {
+		t.Errorf("hosts %v", f.Entities.Hosts)
+	}
+	for _, r := range f.Remediation {
+		if strings.Contains(r, "<no value>") || strings.Contains(r, "error") {
+			t.Errorf("remediation not filled: %s", r)
+		}
+	}
+}
+
+const all5 = "dn1.example.com,dn2.example.com,dn3.example.com,dn4.example.com,dn5.example.com"
+
+// One skipped health check is too short: JVM pause and skip, STALE 3s later, return.
+func TestSkipThenStale(t *testing.T) {
+	in := &input{}
+	in.pause(catalogue.JVMPause, 0, 6*time.Minute+1207*time.Millisecond)
+	in.pause(catalogue.HeartbeatCheckSkipped, 3*time.Millisecond, 0)
+	in.stale(dns(5), 3*time.Second, 18*time.Second)
+	f := one(t, run(t, in, time.Hour, map[string]string{keyClose: "10m"}, nil))
+	check(t, f, detectors.Warning, detectors.High, detectors.Resolved, all5)
+	if len(f.Entities.Pipelines) != 5 || f.Facts["pipelines_closed"] != "5" || f.Facts["outcome"] != "stale" {
+		t.Errorf("pipelines %v facts %v", f.Entities.Pipelines, f.Facts)
+	}
+	if !f.Start.Equal(t0.Add(-6*time.Minute-1207*time.Millisecond)) || !f.End.Equal(t0.Add(3*time.Second+18*time.Second+7*time.Second)) {
+		t.Errorf("start %v end %v", f.Start, f.End)
+	}
+	if f.Facts["stale_interval"] != "5m0s (default)" || f.Facts["max_return"] != "22s" {
+		t.Errorf("facts %v", f.Facts)
+	}
+	if want := "JVM pause, health check skipped, 5 STALE, 5 returned"; f.Facts["signals"] != want {
+		t.Errorf("signals %q", f.Facts["signals"])
+	}
+	// pause, skip, 5 × (stale, closed, readonly, healthy)
+	if len(f.Evidence) != 22 {
+		t.Errorf("%d evidence lines", len(f.Evidence))
+	}
+}
+
+// A pause just under the stale interval: no skip line, and the STALE lines
+// are logged a moment before the pause monitor's WARN.
+func TestPauseUnderStaleNoSkip(t *testing.T) {
+	in := &input{}
+	in.stale(dns(5), -400*time.Millisecond, 25*time.Second)
+	in.pause(catalogue.JVMPause, 0, 4*time.Minute+50*time.Second)
+	f := one(t, run(t, in, time.Hour, map[string]string{keyClose: "10m"}, nil))
+	check(t, f, detectors.Warning, detectors.High, detectors.Resolved, all5)
+	if f.Facts["pause"] != "4m50s" || f.Facts["pause_measured_by"] != "JVM pause monitor" {
+		t.Errorf("pause %q", f.Facts["pause"])
+	}
+}
+
+// The DEAD outcome, with the dead node handler's consequences.
+func TestDead(t *testing.T) {
+	in := &input{}
+	nodes := dns(4)
+	in.pause(catalogue.JVMPause, 0, 11*time.Minute)
+	in.pause(catalogue.HeartbeatCheckSkipped, 2*time.Millisecond, 0)
+	in.stale(nodes, 3*time.Second, -1)
+	for i, d := range nodes[:3] {
+		in.add(catalogue.Signal{Kind: catalogue.NodeDead, Datanode: d}, 6*time.Second)
+		in.add(catalogue.Signal{Kind: catalogue.DeadNodeQueueCleared, Datanode: d, Count: 2}, 6*time.Second+time.Millisecond)
+		in.add(catalogue.Signal{Kind: catalogue.DeadNodeCommandsCleaned, Datanode: catalogue.Datanode{UUID: d.UUID}}, 6*time.Second+2*time.Millisecond)
+		in.add(catalogue.Signal{Kind: catalogue.PipelineRemoved, Pipeline: pipeOf(i)}, 6*time.Second+3*time.Millisecond)
+	}
+	in.back(nodes, 27*time.Second)
+	f := one(t, run(t, in, time.Hour, map[string]string{keyClose: "20m"}, nil))
+	check(t, f, detectors.Critical, detectors.High, detectors.Resolved, "dn1.example.com,dn2.example.com,dn3.example.com,dn4.example.com")
+	if f.Facts["dead_nodes"] != "3" || f.Facts["commands_dropped"] != "6" || f.Facts["pipelines_removed"] != "3" || f.Facts["outcome"] != "dead" {
+		t.Errorf("facts %v", f.Facts)
+	}
+	if !strings.Contains(f.Remediation[2], "replicationmanager stop") || !strings.Contains(f.Remediation[2], "3 datanode(s) went DEAD") {
+		t.Errorf("remediation step 3: %s", f.Remediation[2])
+	}
+}
+
+// The ZDU branch returns nodes straight to HEALTHY.
+func TestZDUReturn(t *testing.T) {
+	in := &input{}
+	in.pause(catalogue.HeartbeatCheckSkipped, 0, 0)
+	in.stale(dns(3), 3*time.Second, -1)
+	for _, d := range dns(3) {
+		in.add(catalogue.Signal{Kind: catalogue.NodeHealthy, Datanode: d}, 30*time.Second)
+	}
+	f := one(t, run(t, in, time.Hour, nil, nil))
+	check(t, f, detectors.Warning, detectors.High, detectors.Resolved, "dn1.example.com,dn2.example.com,dn3.example.com")
+	if f.Facts["pause"] != "at least 5m0s" {
+		t.Errorf("pause %q", f.Facts["pause"])
+	}
+}
+
+// A silence in the SCM's log followed by a burst of returning STALE nodes.
+func TestLogGapBurst(t *testing.T) {
+	in := &input{}
+	in.pause(catalogue.LogGap, 0, 28*time.Second)
+	in.stale(dns(5), 0, 6*time.Second)
+	site := map[string]string{keyStale: "30s", keyDead: "60s", keyHB: "5s"}
+	f := one(t, run(t, in, time.Hour, site, nil))
+	check(t, f, detectors.Warning, detectors.Medium, detectors.Resolved, all5)
+	if f.Facts["stale_interval"] != "30s (ozone-site.xml)" || f.Facts["hold_off"] != "10s (heartbeat interval + RPC timeout)" {
+		t.Errorf("facts %v", f.Facts)
+	}
+}
+
+// Near misses: each must stay quiet.
+func TestQuiet(t *testing.T) {
+	compose := map[string]string{keyStale: "30s", keyDead: "60s", keyHB: "5s"}
+	cases := map[string]struct {
+		in       func(in *input)
+		settings map[string]string
+	}{
+		"datanode really died": {in: func(in *input) {
+			d := dns(1)
+			in.add(catalogue.Signal{Kind: catalogue.ShutdownMsg, Host: "dn1.example.com", Component: parsers.ComponentDatanode,
+				Attrs: map[string]string{"service": "HddsDatanodeService"}}, -5*time.Minute)
+			in.stale(d, 0, -1)
+			in.add(catalogue.Signal{Kind: catalogue.NodeDead, Datanode: d[0]}, 5*time.Minute)
+		}},
+		"datanode log stops, no pause": {in: func(in *input) {
+			in.stale(dns(1), 0, -1)
+			in.add(catalogue.Signal{Kind: catalogue.NodeDead, Datanode: dns(1)[0]}, 5*time.Minute)
+		}},
+		"short GC pause then an unrelated STALE": {in: func(in *input) {
+			in.pause(catalogue.JVMPause, 0, 1200*time.Millisecond)
+			in.stale(dns(1), 2*time.Second, 40*time.Second)
+		}},
+		"short GC pauses": {in: func(in *input) {
+			for i := 0; i < 5; i++ {
+				in.pause(catalogue.JVMPause, time.Duration(i)*time.Minute, 800*time.Millisecond)
+			}
+		}},
+		"upgrade finalization READONLY": {in: func(in *input) {
+			in.back(dns(5), 0)
+		}},
+		"skip with no transitions": {in: func(in *input) {
+			in.pause(catalogue.JVMPause, 0, 6*time.Minute)
+			in.pause(catalogue.HeartbeatCheckSkipped, time.Millisecond, 0)
+		}},
+		"pause, transitions much later": {in: func(in *input) {
+			in.pause(catalogue.JVMPause, 0, 6*time.Minute)
+			in.stale(dns(3), 2*time.Minute, 10*time.Second)
+		}},
+		"pause, nodes do not return": {in: func(in *input) {
+			in.pause(catalogue.JVMPause, 0, 6*time.Minute)
+			in.stale(dns(3), 3*time.Second, -1)
+		}},
+		"pause, nodes return too late": {in: func(in *input) {
+			in.pause(catalogue.JVMPause, 0, 6*time.Minute)
+			in.stale(dns(3), 3*time.Second, 5*time.Minute)
+		}},
+		"log gap then one STALE": {settings: compose, in: func(in *input) {
+			in.pause(catalogue.LogGap, 0, 28*time.Second)
+			in.stale(dns(1), time.Second, 5*time.Second)
+		}},
+		"short log gap then a burst": {settings: compose, in: func(in *input) {
+			in.pause(catalogue.LogGap, 0, 12*time.Second)
+			in.stale(dns(5), time.Second, 5*time.Second)
+		}},
+		"datanode log gap": {settings: compose, in: func(in *input) {
+			in.add(catalogue.Signal{Kind: catalogue.LogGap, Duration: 28 * time.Second, Host: "dn1.example.com", Component: parsers.ComponentDatanode}, 0)
+			in.stale(dns(5), time.Second, 5*time.Second)
+		}},
+		"OM pause": {in: func(in *input) {
+			in.add(catalogue.Signal{Kind: catalogue.JVMPause, Duration: 6 * time.Minute, Host: "om1.example.com", Component: parsers.ComponentOM}, 0)
+			in.stale(dns(5), 3*time.Second, 10*time.Second)
+		}},
+		"unrelated Terminating": {in: func(in *input) {
+			in.add(catalogue.Signal{Kind: catalogue.Terminating, Reason: "scm statemachine is closed by ratis, terminate SCM"}, 0)
+		}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := &input{}
+			tc.in(in)
+			if fs := run(t, in, time.Hour, tc.settings, nil); len(fs) != 0 {
+				t.Errorf("want quiet, got %v\n%s", fs, fs[0].Summary)
+			}
+		})
+	}
+}
+
+// A pause in which one datanode really stopped: it is named apart.
+func TestPauseWithRealFailure(t *testing.T) {
+	in := &input{}
+	nodes := dns(5)
+	in.add(catalogue.Signal{Kind: catalogue.ShutdownMsg, Host: "dn5.example.com", Component: parsers.ComponentDatanode,
+		Attrs: map[string]string{"service": "HddsDatanodeService"}}, -2*time.Minute)
+	in.pause(catalogue.JVMPause, 0, 6*time.Minute)
+	in.stale(nodes[:4], 3*time.Second, 15*time.Second)
+	in.stale(nodes[4:], 3*time.Second, -1)
+	f := one(t, run(t, in, time.Hour, map[string]string{keyClose: "10m"}, nil))
+	check(t, f, detectors.Warning, detectors.High, detectors.Resolved, "dn1.example.com,dn2.example.com,dn3.example.com,dn4.example.com")
+	if !strings.HasPrefix(f.Facts["stopped_themselves"], "dn5.example.com (") {
+		t.Errorf("facts %v", f.Facts)
+	}
+}
+
+// The input ends before the nodes could return: firing, medium.
+func TestInputEndsBeforeReturn(t *testing.T) {
+	in := &input{}
+	in.pause(catalogue.JVMPause, 0, 6*time.Minute)
+	in.stale(dns(2), 3*time.Second, -1)
+	f := one(t, run(t, in, 10*time.Second, map[string]string{keyClose: "10m"}, nil))
+	check(t, f, detectors.Warning, detectors.Medium, detectors.Firing, "dn1.example.com,dn2.example.com")
+}
+
+// The SCM terminates itself after a pause longer than the Ratis close threshold.
+func TestTermination(t *testing.T) {
+	in := &input{}
+	in.pause(catalogue.JVMPause, 0, 75300*time.Millisecond)
+	in.add(catalogue.Signal{Kind: catalogue.RaftPauseClose, Duration: 75300 * time.Millisecond}, 2*time.Millisecond)
+	in.add(catalogue.Signal{Kind: catalogue.Terminating, Count: 0, Reason: "scm statemachine is closed by ratis, terminate SCM"}, 900*time.Millisecond)
+	in.add(catalogue.Signal{Kind: catalogue.ShutdownMsg, Attrs: map[string]string{"service": "StorageContainerManager"}}, time.Second)
+	in.add(catalogue.Signal{Kind: catalogue.StartupMsg, Attrs: map[string]string{"service": "StorageContainerManager"}, Version: "2.2.0"}, 2*time.Minute)
+	for _, d := range dns(3) {
+		in.add(catalogue.Signal{Kind: catalogue.HeartbeatFromUnregistered, Datanode: d}, 2*time.Minute+20*time.Second)
+	}
+	f := one(t, run(t, in, time.Hour, nil, nil))
+	check(t, f, detectors.Critical, detectors.High, detectors.Resolved, "dn1.example.com,dn2.example.com,dn3.example.com")
+	if f.Facts["outcome"] != "scm-terminated" || f.Facts["ozone_version"] != "2.2.0" || f.Facts["reregistered_datanodes"] != "3" {
+		t.Errorf("facts %v", f.Facts)
+	}
+	if !f.End.Equal(t0.Add(2 * time.Minute)) {
+		t.Errorf("end %v", f.End)
+	}
+	if len(f.Evidence) != 8 {
+		t.Errorf("%d evidence lines", len(f.Evidence))
+	}
+}
+
+// Without a restart the termination keeps firing.
+func TestTerminationNoRestart(t *testing.T) {
+	in := &input{}
+	in.pause(catalogue.JVMPause, 0, 75*time.Second)
+	in.add(catalogue.Signal{Kind: catalogue.Terminating, Reason: "scm statemachine is closed by ratis, terminate SCM"}, time.Second)
+	f := one(t, run(t, in, time.Hour, nil, nil))
+	check(t, f, detectors.Critical, detectors.Medium, detectors.Firing, "")
+}
+
+// The SCM's own reset of an interval replaces the configured value.
+func TestIntervalReset(t *testing.T) {
+	in := &input{}
+	in.add(catalogue.Signal{Kind: catalogue.IntervalReset, Duration: 30 * time.Second, Attrs: map[string]string{"key": keyStale}}, -time.Hour)
+	in.pause(catalogue.JVMPause, 0, 25*time.Second) // too short for 5m, long enough for 30s
+	in.stale(dns(2), time.Second, 8*time.Second)
+	f := one(t, run(t, in, time.Hour, map[string]string{keyStale: "10s", keyHB: "5s"}, nil))
+	if f.Facts["stale_interval"] != "30s (reset by the SCM on scm1.example.com)" {
+		t.Errorf("facts %v", f.Facts)
+	}
+}
+
+// Evidence stays bounded on a large cluster and says what it dropped.
+func TestEvidenceBounded(t *testing.T) {
+	in := &input{}
+	in.pause(catalogue.JVMPause, 0, 6*time.Minute)
+	in.stale(dns(60), 3*time.Second, 0)
+	f := one(t, run(t, in, time.Hour, map[string]string{keyClose: "10m"}, nil))
+	if len(f.Evidence) != detectors.MaxEvidence || f.Facts["evidence_dropped"] != fmt.Sprint(1+60*4-detectors.MaxEvidence) {
+		t.Errorf("%d evidence, facts %v", len(f.Evidence), f.Facts)
+	}
+	if f.Evidence[0].Text != string(catalogue.JVMPause) {
+		t.Errorf("first evidence %+v", f.Evidence[0])
+	}
+	if len(f.Entities.Datanodes) != 60 {
+		t.Errorf("%d datanodes", len(f.Entities.Datanodes))
+	}
+}
+
+func TestBadOption(t *testing.T) {
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: map[string]string{"min_burst_nodes": "x"}}
+	if _, err := Registration.New(env); err == nil {
+		t.Error("want an error for min_burst_nodes=x")
+	}
+}
+
+func TestShortSource(t *testing.T) {
+	for in, want := range map[string]string{
+		"default": "default",
+		"ozone-site.xml (/tmp/x/bundle/scm1/ozone-site.xml)": "ozone-site.xml (scm1/ozone-site.xml)",
+		"ozone-site.xml (b.tgz!/scm1/ozone-site.xml)":        "ozone-site.xml (scm1/ozone-site.xml)",
+		"STARTUP_MSG conf (scm1.example.com)":                "STARTUP_MSG conf (scm1.example.com)",
+		"reset by the SCM on scm1":                           "reset by the SCM on scm1",
+	} {
+		if got := shortSource(in); got != want {
+			t.Errorf("shortSource(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

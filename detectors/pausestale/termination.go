@@ -1,0 +1,133 @@
+package pausestale
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// scmClosedByRatis is the reason SCMStateMachine.close() passes to the
+// SCM's shutdown (SCMStateMachine.java:573, T07).
+const scmClosedByRatis = "scm statemachine is closed by ratis"
+
+// maxReregistered bounds the re-registration lines kept as evidence.
+const maxReregistered = 5
+
+// termination is the other outcome of a long pause: Ratis closed the SCM's
+// server and the SCM terminated itself.
+type termination struct {
+	scm       string
+	key       string
+	pauseEnd  time.Time
+	pause     time.Duration
+	pauseBy   string
+	sawClose  bool // T06
+	sawExit   bool // T07
+	exitAt    time.Time
+	restart   time.Time // STARTUP_MSG after the exit
+	rereg     map[string]catalogue.Datanode
+	reregSeen int
+	ev        evidence
+}
+
+func newTermination(scm string, s *catalogue.Signal) *termination {
+	return &termination{scm: scm, pauseEnd: s.Time, rereg: map[string]catalogue.Datanode{},
+		key: "terminated/" + detectors.ShortHost(scm) + "/" + s.Time.UTC().Format("2006-01-02T15:04:05.000Z")}
+}
+
+func (t *termination) addPause(s *catalogue.Signal) {
+	t.ev.add(s)
+	if s.Duration > t.pause {
+		t.pause, t.pauseBy = s.Duration, pauseSource(s.Kind)
+	}
+	if s.Kind == catalogue.RaftPauseClose {
+		t.sawClose = true
+	}
+}
+
+func (t *termination) addExit(s *catalogue.Signal) {
+	t.ev.add(s)
+	t.sawExit, t.exitAt = true, s.Time
+}
+
+// addReregistration records a datanode registering with the restarted SCM.
+func (t *termination) addReregistration(s *catalogue.Signal) {
+	if s.Datanode.UUID == "" || len(t.rereg) >= maxNodes {
+		return
+	}
+	if _, ok := t.rereg[s.Datanode.UUID]; ok {
+		return
+	}
+	t.rereg[s.Datanode.UUID] = s.Datanode
+	if t.reregSeen < maxReregistered {
+		t.ev.add(s)
+	}
+	t.reregSeen++
+}
+
+func (t *termination) finding(c *config, env *detectors.Env) detectors.Finding {
+	f := detectors.Finding{Key: t.key, Severity: detectors.Critical, Facts: map[string]string{}}
+	c.facts(f.Facts)
+	f.Facts["outcome"] = "scm-terminated"
+	f.Facts["close_threshold"] = c.close.String()
+	f.Facts["pause"] = t.pause.Round(time.Millisecond).String()
+	f.Facts["pause_measured_by"] = t.pauseBy
+	f.Facts["pause_end"] = t.pauseEnd.Format(time.RFC3339Nano)
+	f.Facts["max_return"] = "(not applicable)"
+	f.Facts["dead_nodes"] = "0"
+	var seen []string
+	if t.sawClose {
+		seen = append(seen, "Ratis close after pause")
+	}
+	if t.sawExit {
+		seen = append(seen, "SCM terminated")
+	}
+	if !t.restart.IsZero() {
+		seen = append(seen, "SCM restarted")
+	}
+	f.Facts["signals"] = strings.Join(seen, ", ")
+	f.Confidence = detectors.Medium
+	if t.sawClose && t.sawExit {
+		f.Confidence = detectors.High
+	}
+	if v := env.Identity.Version(t.scm); v != "" {
+		f.Facts["ozone_version"] = v
+	}
+	if t.ev.dropped > 0 {
+		f.Facts["evidence_dropped"] = strconv.Itoa(t.ev.dropped)
+	}
+	f.Start, f.End = t.pauseEnd.Add(-t.pause), maxTime(t.pauseEnd, t.exitAt)
+	f.State = detectors.Firing
+	if !t.restart.IsZero() {
+		f.State, f.End = detectors.Resolved, t.restart
+		f.Facts["restarted_at"] = t.restart.Format(time.RFC3339Nano)
+		f.Facts["reregistered_datanodes"] = strconv.Itoa(len(t.rereg))
+	}
+	f.Entities.Hosts = []string{t.scm}
+	for _, d := range t.rereg {
+		f.Entities.Datanodes = append(f.Entities.Datanodes, env.Identity.Complete(d))
+	}
+	sort.Slice(f.Entities.Datanodes, func(i, j int) bool { return f.Entities.Datanodes[i].UUID < f.Entities.Datanodes[j].UUID })
+	f.Evidence = t.ev.list()
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "The SCM on %s was paused %s, longer than the Ratis close threshold %s, ",
+		t.scm, t.pause.Round(time.Millisecond), c.close.d)
+	if t.sawExit {
+		fmt.Fprintf(&b, "and terminated itself at %s (%q)", t.exitAt.Format("2006-01-02 15:04:05"), scmClosedByRatis)
+	} else {
+		b.WriteString("and Ratis shut its server down")
+	}
+	if t.restart.IsZero() {
+		b.WriteString("; no restart was seen before the input ended.")
+	} else {
+		fmt.Fprintf(&b, "; it started again at %s and %d datanode(s) re-registered.", t.restart.Format("2006-01-02 15:04:05"), len(t.rereg))
+	}
+	f.Summary = b.String()
+	return f
+}
