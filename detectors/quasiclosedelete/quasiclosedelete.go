@@ -1,0 +1,710 @@
+package quasiclosedelete
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// Registration is the detector's entry in the registry.
+var Registration = detectors.Registration{Doc: doc(), New: newDetector}
+
+// Defaults of the detector's options.
+const (
+	defaultSkewTolerance = "5m"    // how far another host's line may precede the deletion and still count
+	defaultMaxContainers = "10000" // deletions remembered at once (oldest dropped)
+)
+
+type detector struct {
+	env        *detectors.Env
+	tolerance  time.Duration
+	tolSource  string
+	max        int
+	open       map[uint64]*occurrence // by container: the latest unsafe deletion
+	order      []uint64               // containers of open, oldest first
+	early      []*catalogue.Signal    // force-delete/resurrection lines with no deletion yet, time-ordered
+	seq        map[uint64]int         // occurrences seen per container (for keys)
+	seqOrder   []uint64
+	dead       map[string]catalogue.Datanode // datanodes SCM holds DEAD now, by UUID (or host)
+	deadOrder  []string
+	evidenceCp int
+}
+
+func newDetector(env *detectors.Env) (detectors.Detector, error) {
+	d := &detector{env: env, open: map[uint64]*occurrence{}, seq: map[uint64]int{}, dead: map[string]catalogue.Datanode{},
+		evidenceCp: detectors.MaxEvidence}
+	v := env.Option("skew_tolerance", defaultSkewTolerance)
+	tol, err := time.ParseDuration(v)
+	if err != nil || tol < 0 {
+		return nil, fmt.Errorf("option skew_tolerance: want a duration such as 5m, got %q", v)
+	}
+	d.tolerance, d.tolSource = tol, "default"
+	if _, ok := env.Options["skew_tolerance"]; ok {
+		d.tolSource = "option skew_tolerance"
+	}
+	v = env.Option("max_containers", defaultMaxContainers)
+	if d.max, err = strconv.Atoi(v); err != nil || d.max < 1 {
+		return nil, fmt.Errorf("option max_containers: want a positive integer, got %q", v)
+	}
+	return d, nil
+}
+
+// occurrence is one unsafe deletion (T40 with max replica BCSID < container
+// BCSID) and what followed for that container.
+type occurrence struct {
+	key         string
+	container   uint64
+	start       time.Time
+	scm         string // host that logged the deletion
+	bcsid       int64  // container BCSID
+	maxReplica  int64  // max known replica BCSID
+	known       int64  // known replicas
+	origins     []string
+	deadThen    []catalogue.Datanode // datanodes SCM held DEAD at the deletion (holders of unknown replicas)
+	repeats     int
+	victims     []*victim
+	followers   map[string]int // follower SCM host -> "Skip sending" lines
+	pipelines   []string
+	resurrected *catalogue.Signal
+	ev          evidence // the deletion(s) and the resurrection
+}
+
+// victim is a datanode whose non-empty replica was force-deleted.
+type victim struct {
+	dn           catalogue.Datanode
+	origin       string // the replica's origin datanode UUID (T43, T46), the same on SCM and datanode
+	replicaState string
+	replicaBCSID int64
+	reason       string
+	sentBy       string    // SCM host that sent the forced delete
+	sentAt       time.Time // first forced delete sent
+	sent         int       // forced deletes sent by the leader
+	skipped      int       // followers' "Skip sending" lines
+	markedAt     time.Time // T46 on the datanode
+	markedFrom   string
+	loggedAt     time.Time // T47 in the dn-container log
+	loggedBCSID  int64
+	stale        bool // a line showed the replica's BCSID is not above the max replica BCSID
+	ev           evidence
+}
+
+func (v *victim) scmSeen() bool { return v.sent > 0 || v.skipped > 0 }
+func (v *victim) dnSeen() bool  { return !v.markedAt.IsZero() || !v.loggedAt.IsZero() }
+
+// lost reports whether the victim's non-empty replica was force-deleted:
+// seen on SCM or on the datanode, and not a stale replica.
+func (v *victim) lost() bool { return !v.stale && (v.scmSeen() || v.dnSeen()) }
+
+// Observe handles one signal.
+func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
+	switch s.Kind {
+	case catalogue.EmptyQuasiClosedDelete:
+		d.deletion(s, emit)
+		return
+	case catalogue.NodeDead:
+		d.nodeDead(s.Datanode)
+		return
+	case catalogue.NodeHealthyReadonly, catalogue.NodeHealthy:
+		delete(d.dead, datanodeKey(s.Datanode))
+		return
+	case catalogue.ReplicaDeleteSent:
+		if !s.Force || !s.NonEmpty || s.Index != 0 || s.Reason == "CONTAINER_NOT_FOUND" || s.Attrs["container_state"] == "NOT_FOUND" {
+			return
+		}
+	case catalogue.ReplicaDeleteSkipped:
+		// The follower's line prints neither force nor reason: the forced
+		// path is a non-empty RATIS replica of a DELETING/DELETED container.
+		if cs := s.Attrs["container_state"]; !s.NonEmpty || s.Index != 0 || (cs != "DELETED" && cs != "DELETING") {
+			return
+		}
+	case catalogue.DNContainerMarkedDeleted:
+		if !s.NonEmpty || s.Index != 0 {
+			return
+		}
+	case catalogue.DNContainerForceDeleted:
+		if s.Index != 0 {
+			return
+		}
+	case catalogue.ContainerResurrected:
+	default:
+		return
+	}
+	if o := d.open[s.Container]; o != nil && o.resurrected == nil {
+		d.apply(o, s)
+		emit(d.finding(o))
+		return
+	}
+	d.remember(s)
+}
+
+// deletion handles T40.
+func (d *detector) deletion(s *catalogue.Signal, emit detectors.Emit) {
+	if s.MaxBCSID >= s.BCSID {
+		return // every replica SCM knows is at the container's BCSID: really empty
+	}
+	if o := d.open[s.Container]; o != nil && o.resurrected == nil {
+		o.repeats++
+		o.ev.add(s, d.evidenceCp)
+		emit(d.finding(o))
+		return
+	}
+	o := &occurrence{container: s.Container, start: s.Time, scm: s.Host, bcsid: s.BCSID,
+		maxReplica: s.MaxBCSID, known: s.Count, origins: uuids(s.Attrs["origins"]), followers: map[string]int{}}
+	o.key = d.key(s.Container)
+	for _, k := range d.deadOrder {
+		if dn, ok := d.dead[k]; ok && !contains(o.origins, dn.UUID) {
+			o.deadThen = append(o.deadThen, dn)
+		}
+	}
+	d.track(o)
+	o.ev.add(s, d.evidenceCp)
+	// Lines of other hosts whose clocks run behind may come before the deletion.
+	kept := d.early[:0]
+	var replay []*catalogue.Signal
+	for _, e := range d.early {
+		if e.Container == s.Container && !e.Time.Before(s.Time.Add(-d.tolerance)) {
+			replay = append(replay, e)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	d.early = kept
+	for _, e := range replay {
+		if o.resurrected == nil {
+			d.apply(o, e)
+		}
+	}
+	emit(d.finding(o))
+}
+
+// apply adds a later line about the container to o.
+func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
+	switch s.Kind {
+	case catalogue.ContainerResurrected:
+		c := *s
+		o.resurrected = &c
+		o.ev.add(s, d.evidenceCp)
+		return
+	case catalogue.ReplicaDeleteSent, catalogue.ReplicaDeleteSkipped:
+		v := o.victim(d.env.Identity.Complete(s.Datanode), s.Attrs["origin"])
+		v.ev.add(s, d.evidenceCp)
+		if s.BCSID <= o.maxReplica {
+			v.stale = true // its blocks were deleted on the replicas SCM knew
+			return
+		}
+		v.replicaState, v.replicaBCSID = s.State, s.BCSID
+		if s.Kind == catalogue.ReplicaDeleteSent {
+			if v.sent == 0 {
+				v.sentBy, v.sentAt, v.reason = s.Host, s.Time, s.Reason
+			}
+			v.sent++
+		} else {
+			v.skipped++
+			o.followers[s.Host]++
+		}
+	case catalogue.DNContainerMarkedDeleted:
+		v := o.victim(d.env.Identity.Complete(catalogue.Datanode{Host: s.Host}), s.Attrs["origin"])
+		v.ev.add(s, d.evidenceCp)
+		if v.markedAt.IsZero() {
+			v.markedAt, v.markedFrom = s.Time, s.Attrs["from"]
+		}
+		if s.Pipeline != "" && !contains(o.pipelines, s.Pipeline) {
+			o.pipelines = append(o.pipelines, s.Pipeline)
+		}
+	case catalogue.DNContainerForceDeleted:
+		v := o.victim(d.env.Identity.Complete(catalogue.Datanode{Host: s.Host}), "")
+		v.ev.add(s, d.evidenceCp)
+		if s.BCSID <= o.maxReplica {
+			v.stale = true
+			return
+		}
+		if v.loggedAt.IsZero() {
+			v.loggedAt, v.loggedBCSID = s.Time, s.BCSID
+		}
+	}
+}
+
+// victim returns the entry of datanode dn, matched by UUID or host, or by the
+// replica's origin UUID when one side names the datanode differently (e.g.
+// a docker-compose service name in its log, the FQDN in SCM's).
+func (o *occurrence) victim(dn catalogue.Datanode, origin string) *victim {
+	origin = strings.ToLower(origin)
+	for _, v := range o.victims {
+		byOrigin := origin != "" && (v.origin == origin || v.dn.UUID == origin) || dn.UUID != "" && v.origin == dn.UUID
+		if !sameDatanode(v.dn, dn) && !byOrigin {
+			continue
+		}
+		if v.dn.UUID == "" {
+			v.dn.UUID = dn.UUID
+		}
+		if v.dn.Host == "" || dn.Host != "" && strings.Contains(dn.Host, ".") && !strings.Contains(v.dn.Host, ".") {
+			v.dn.Host = dn.Host // prefer the FQDN SCM prints
+		}
+		if v.dn.IP == "" {
+			v.dn.IP = dn.IP
+		}
+		if v.origin == "" {
+			v.origin = origin
+		}
+		return v
+	}
+	v := &victim{dn: dn, origin: origin}
+	o.victims = append(o.victims, v)
+	return v
+}
+
+func sameDatanode(a, b catalogue.Datanode) bool {
+	if a.UUID != "" && b.UUID != "" {
+		return a.UUID == b.UUID
+	}
+	return a.Host != "" && b.Host != "" && detectors.ShortHost(a.Host) == detectors.ShortHost(b.Host)
+}
+
+// nodeDead records a datanode SCM moved to DEAD (T15), keeping at most
+// max_containers of them.
+func (d *detector) nodeDead(dn catalogue.Datanode) {
+	k := datanodeKey(dn)
+	if k == "" {
+		return
+	}
+	if _, ok := d.dead[k]; !ok {
+		d.deadOrder = append(d.deadOrder, k)
+	}
+	d.dead[k] = dn
+	kept := d.deadOrder[:0]
+	for _, k := range d.deadOrder {
+		if _, ok := d.dead[k]; ok {
+			kept = append(kept, k)
+		}
+	}
+	d.deadOrder = kept
+	for len(d.deadOrder) > d.max {
+		delete(d.dead, d.deadOrder[0])
+		d.deadOrder = d.deadOrder[1:]
+	}
+}
+
+func datanodeKey(dn catalogue.Datanode) string {
+	if dn.UUID != "" {
+		return dn.UUID
+	}
+	return detectors.ShortHost(dn.Host)
+}
+
+// remember keeps a line that came before any deletion of its container, for
+// skew_tolerance.
+func (d *detector) remember(s *catalogue.Signal) {
+	c := *s
+	d.early = append(d.early, &c)
+	if len(d.early) > d.max {
+		d.early = d.early[len(d.early)-d.max:]
+	}
+}
+
+// Advance forgets early lines older than the skew tolerance.
+func (d *detector) Advance(now time.Time, _ detectors.Emit) {
+	cut := now.Add(-d.tolerance)
+	i := 0
+	for i < len(d.early) && d.early[i].Time.Before(cut) {
+		i++
+	}
+	if i > 0 {
+		d.early = append(d.early[:0], d.early[i:]...)
+	}
+}
+
+// Flush ends the input: every finding was emitted when it changed and stays
+// as it is (firing unless resurrected).
+func (d *detector) Flush(time.Time, detectors.Emit) { d.early = nil }
+
+// track adds o as its container's open occurrence, dropping the oldest
+// beyond max_containers.
+func (d *detector) track(o *occurrence) {
+	if _, ok := d.open[o.container]; !ok {
+		d.order = append(d.order, o.container)
+	}
+	d.open[o.container] = o
+	for len(d.order) > d.max {
+		delete(d.open, d.order[0])
+		d.order = d.order[1:]
+	}
+}
+
+// key names an occurrence: "container-<id>", with "-<n>" for the n-th unsafe
+// deletion of the same container.
+func (d *detector) key(container uint64) string {
+	if _, ok := d.seq[container]; !ok {
+		d.seqOrder = append(d.seqOrder, container)
+		for len(d.seqOrder) > d.max {
+			delete(d.seq, d.seqOrder[0])
+			d.seqOrder = d.seqOrder[1:]
+		}
+	}
+	d.seq[container]++
+	if n := d.seq[container]; n > 1 {
+		return fmt.Sprintf("container-%d-%d", container, n)
+	}
+	return fmt.Sprintf("container-%d", container)
+}
+
+// evidence is a bounded list of lines: the first half and the latest half
+// of its capacity, with a count of the lines left out.
+type evidence struct {
+	lines   []detectors.Evidence
+	dropped int
+}
+
+func (e *evidence) add(s *catalogue.Signal, capacity int) {
+	if len(e.lines) >= capacity {
+		half := capacity / 2
+		e.lines = append(e.lines[:half], e.lines[half+1:]...)
+		e.dropped++
+	}
+	e.lines = append(e.lines, detectors.EvidenceOf(s))
+}
+
+// finding renders o.
+func (d *detector) finding(o *occurrence) detectors.Finding {
+	f := detectors.Finding{
+		Key:        o.key,
+		Severity:   detectors.Warning,
+		Confidence: detectors.Medium,
+		Start:      o.start,
+		End:        o.start,
+		State:      detectors.Firing,
+		Facts:      map[string]string{},
+	}
+	var forced, confirmed []*victim
+	all := evidence{lines: o.ev.lines, dropped: o.ev.dropped}
+	for _, v := range o.victims {
+		if !v.lost() {
+			continue
+		}
+		forced = append(forced, v)
+		if v.dnSeen() {
+			confirmed = append(confirmed, v)
+		}
+		all.lines = append(all.lines, v.ev.lines...)
+		all.dropped += v.ev.dropped
+	}
+	if len(forced) > 0 {
+		f.Severity, f.Confidence = detectors.Critical, detectors.High
+	}
+
+	// Entities: the container, the hosts, the datanodes that lost a replica
+	// first, then the ones whose empty replicas SCM knew.
+	f.Entities.Containers = []uint64{o.container}
+	hosts := []string{o.scm}
+	var known []catalogue.Datanode
+	for _, v := range forced {
+		f.Entities.Datanodes = append(f.Entities.Datanodes, v.dn)
+		hosts = append(hosts, v.sentBy)
+		if v.dnSeen() {
+			hosts = append(hosts, v.dn.Host)
+		}
+	}
+	for h := range o.followers {
+		hosts = append(hosts, h)
+	}
+	var deadThen []catalogue.Datanode
+	for _, dn := range o.deadThen {
+		dn = d.env.Identity.Complete(dn)
+		deadThen = append(deadThen, dn)
+		f.Entities.Datanodes = append(f.Entities.Datanodes, dn)
+	}
+	for _, u := range o.origins {
+		dn := d.env.Identity.Complete(catalogue.Datanode{UUID: u})
+		known = append(known, dn)
+		f.Entities.Datanodes = append(f.Entities.Datanodes, dn)
+	}
+	if o.resurrected != nil {
+		hosts = append(hosts, o.resurrected.Host)
+		if dn := d.env.Identity.Complete(o.resurrected.Datanode); !dn.IsZero() {
+			f.Entities.Datanodes = append(f.Entities.Datanodes, dn)
+		}
+	}
+	f.Entities.Hosts = uniqueSorted(hosts)
+	f.Entities.Datanodes = uniqueDatanodes(f.Entities.Datanodes)
+	f.Entities.Pipelines = append([]string(nil), o.pipelines...)
+
+	// Facts.
+	f.Facts["scm"] = o.scm
+	f.Facts["container_bcsid"] = strconv.FormatInt(o.bcsid, 10)
+	f.Facts["max_replica_bcsid"] = strconv.FormatInt(o.maxReplica, 10)
+	f.Facts["known_replicas"] = strconv.FormatInt(o.known, 10)
+	f.Facts["known_replica_datanodes"] = datanodeList(known)
+	if len(deadThen) > 0 {
+		f.Facts["dead_datanodes_at_deletion"] = datanodeList(deadThen)
+	}
+	f.Facts["skew_tolerance"] = d.tolerance.String() + " (" + d.tolSource + ")"
+	if o.repeats > 0 {
+		f.Facts["repeated_deletions"] = strconv.Itoa(o.repeats)
+	}
+	signature := "T40 unsafe deletion (max replica BCSID < container BCSID)"
+	if len(forced) > 0 {
+		var names, details []string
+		scm, dn := false, false
+		for _, v := range forced {
+			names = append(names, detectors.DatanodeName(v.dn))
+			details = append(details, v.describe())
+			scm = scm || v.scmSeen()
+			dn = dn || v.dnSeen()
+		}
+		f.Facts["forced_delete_datanodes"] = strings.Join(names, ", ")
+		f.Facts["forced_deletes"] = strings.Join(details, "; ")
+		switch {
+		case scm && dn:
+			signature += " + SCM forced delete of a non-empty replica + datanode confirmation"
+		case scm:
+			signature += " + SCM forced delete of a non-empty replica"
+		default:
+			signature += " + datanode forced delete of a non-empty replica"
+		}
+	}
+	if len(confirmed) > 0 {
+		var c, skew []string
+		for _, v := range confirmed {
+			c = append(c, v.confirmation())
+			if behind, ok := v.clockBehind(); ok {
+				skew = append(skew, fmt.Sprintf("%s logged the forced delete %s before %s sent it: its clock is at least %s behind",
+					v.dn.Host, behind, v.sentBy, behind))
+			}
+		}
+		f.Facts["dn_confirmation"] = strings.Join(c, "; ")
+		if len(skew) > 0 {
+			f.Facts["clock_offset"] = strings.Join(skew, "; ")
+		}
+	}
+	if len(o.followers) > 0 {
+		var fl []string
+		for _, h := range sortedKeys(o.followers) {
+			fl = append(fl, fmt.Sprintf("%s (%d)", h, o.followers[h]))
+		}
+		f.Facts["follower_skips"] = strings.Join(fl, ", ")
+	}
+	f.Facts["signature"] = signature
+	if v := d.versions(f.Entities.Hosts); v != "" {
+		f.Facts["ozone_version"] = v
+	}
+	sort.SliceStable(all.lines, func(i, j int) bool { return all.lines[i].Time.Before(all.lines[j].Time) })
+	if n := len(all.lines); n > 0 && all.lines[n-1].Time.After(f.End) {
+		f.End = all.lines[n-1].Time
+	}
+	if n := len(all.lines); n > d.evidenceCp {
+		half := d.evidenceCp / 2
+		all.dropped += n - d.evidenceCp
+		all.lines = append(append([]detectors.Evidence(nil), all.lines[:half]...), all.lines[n-(d.evidenceCp-half):]...)
+	}
+	f.Evidence = append([]detectors.Evidence(nil), all.lines...)
+	if all.dropped > 0 {
+		f.Facts["evidence_dropped"] = strconv.Itoa(all.dropped)
+	}
+
+	f.Summary = fmt.Sprintf("SCM %s deleted QUASI_CLOSED container #%d as empty at %s although the highest BCSID among "+
+		"its %d known replicas (%d) is below the container's BCSID (%d)", o.scm, o.container, stamp(o.start),
+		o.known, o.maxReplica, o.bcsid)
+	if len(forced) == 0 {
+		f.Summary += ": a replica with data up to BCSID " + strconv.FormatInt(o.bcsid, 10) +
+			" on a datanode that was away will be force-deleted when it reports."
+	} else {
+		var parts []string
+		for _, v := range forced {
+			parts = append(parts, v.sentence())
+		}
+		f.Summary += "; " + strings.Join(parts, "; ") + ": that replica's data is lost."
+	}
+	if r := o.resurrected; r != nil {
+		f.State = detectors.Resolved
+		f.End = r.Time
+		dn := detectors.DatanodeName(d.env.Identity.Complete(r.Datanode))
+		f.Facts["resurrected"] = fmt.Sprintf("%s -> %s at %s from %s (%s replica, BCSID %d, %d keys)",
+			r.Attrs["container_state"], r.State, stamp(r.Time), dn, r.Attrs["replica_state"], r.BCSID, r.Count)
+		f.Summary += fmt.Sprintf(" SCM resurrected the container to %s at %s from the replica on %s (BCSID %d).",
+			r.State, stamp(r.Time), dn, r.BCSID)
+	}
+	return f
+}
+
+// describe is a victim's entry in Facts["forced_deletes"].
+func (v *victim) describe() string {
+	s := detectors.DatanodeName(v.dn) + ": "
+	if v.replicaState != "" {
+		s += fmt.Sprintf("%s replica, BCSID %d", v.replicaState, v.replicaBCSID)
+	} else {
+		s += fmt.Sprintf("replica, BCSID %d", v.loggedBCSID)
+	}
+	if v.sent > 0 {
+		s += fmt.Sprintf(", forced delete due to %s sent by %s at %s", v.reason, v.sentBy, stamp(v.sentAt))
+		if v.sent > 1 {
+			s += fmt.Sprintf(" (%d times)", v.sent)
+		}
+	}
+	if v.skipped > 0 {
+		s += fmt.Sprintf(", %d follower \"Skip sending\" line(s)", v.skipped)
+	}
+	return s
+}
+
+// confirmation is a victim's entry in Facts["dn_confirmation"].
+func (v *victim) confirmation() string {
+	var parts []string
+	if !v.markedAt.IsZero() {
+		parts = append(parts, fmt.Sprintf("KeyValueContainer marked the non-empty replica DELETED from %s at %s", v.markedFrom, stamp(v.markedAt)))
+	}
+	if !v.loggedAt.IsZero() {
+		parts = append(parts, fmt.Sprintf("dn-container log \"Container force deleted\" (BCSID %d) at %s", v.loggedBCSID, stamp(v.loggedAt)))
+	}
+	return detectors.DatanodeName(v.dn) + ": " + strings.Join(parts, ", ")
+}
+
+// sentence tells what happened to a victim's replica, for the summary.
+func (v *victim) sentence() string {
+	name := detectors.DatanodeName(v.dn)
+	var s string
+	switch {
+	case v.sent > 0:
+		s = fmt.Sprintf("SCM %s force-deleted the non-empty %s replica (BCSID %d) on %s at %s", v.sentBy,
+			v.replicaState, v.replicaBCSID, name, stamp(v.sentAt))
+	case v.skipped > 0:
+		s = fmt.Sprintf("SCM force-deleted the non-empty %s replica (BCSID %d) on %s (seen on follower SCMs)",
+			v.replicaState, v.replicaBCSID, name)
+	default:
+		s = "the datanode " + name + " force-deleted its non-empty replica"
+	}
+	dnAt := v.dnAt()
+	switch {
+	case dnAt.IsZero():
+	case v.scmSeen():
+		s += fmt.Sprintf(", and the datanode deleted it at %s", stamp(dnAt))
+		if _, behind := v.clockBehind(); behind {
+			s += " (by its clock, which is behind SCM's)"
+		}
+	default:
+		s += " at " + stamp(dnAt)
+	}
+	return s
+}
+
+// dnAt is when the datanode logged the forced delete (T46, else T47).
+func (v *victim) dnAt() time.Time {
+	if !v.markedAt.IsZero() {
+		return v.markedAt
+	}
+	return v.loggedAt
+}
+
+// clockBehind reports how far the datanode logged the delete before SCM
+// logged sending it: the datanode's clock is at least that far behind.
+func (v *victim) clockBehind() (time.Duration, bool) {
+	dnAt := v.dnAt()
+	if v.sent == 0 || dnAt.IsZero() || !dnAt.Before(v.sentAt) {
+		return 0, false
+	}
+	return v.sentAt.Sub(dnAt), true
+}
+
+// versions names the Ozone version(s) the hosts reported in STARTUP_MSG.
+func (d *detector) versions(hosts []string) string {
+	byVersion := map[string][]string{}
+	for _, h := range hosts {
+		if v := d.env.Identity.Version(h); v != "" {
+			byVersion[v] = append(byVersion[v], h)
+		}
+	}
+	switch len(byVersion) {
+	case 0:
+		return ""
+	case 1:
+		for v := range byVersion {
+			return v
+		}
+	}
+	var parts []string
+	for _, v := range sortedKeysOf(byVersion) {
+		parts = append(parts, v+" ("+strings.Join(byVersion[v], ", ")+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func stamp(t time.Time) string { return t.Format("2006-01-02 15:04:05 MST") }
+
+// uuids reads the origin UUIDs of T40 ("a, b" or "a,b").
+func uuids(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.ToLower(strings.TrimSpace(p)); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func datanodeList(dns []catalogue.Datanode) string {
+	names := make([]string, len(dns))
+	for i, d := range dns {
+		names[i] = detectors.DatanodeName(d)
+	}
+	return strings.Join(names, ", ")
+}
+
+func uniqueDatanodes(dns []catalogue.Datanode) []catalogue.Datanode {
+	var out []catalogue.Datanode
+	for _, d := range dns {
+		dup := false
+		for _, o := range out {
+			if sameDatanode(o, d) {
+				dup = true
+				break
+			}
+		}
+		if !dup && !d.IsZero() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func uniqueSorted(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortedKeysOf(m map[string][]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,400 @@
+package quasiclosedelete_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/detectors/detectortest"
+	"github.com/ozdoctor/ozdoctor/detectors/quasiclosedelete"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/site"
+)
+
+const (
+	uuid1 = "3b1f8a0e-6c1d-4d2f-9f5e-0a1b2c3d4e5f"
+	uuid2 = "5d2e9b7c-1a3f-4e8d-b6c5-9f8e7d6c5b4a"
+	uuid3 = "7c4e2a91-0b3d-4f6e-8a1c-2d3e4f5a6b7c"
+	pipe  = "8a1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"
+)
+
+var (
+	t0  = time.Date(2026, 8, 23, 10, 40, 0, 0, time.UTC)
+	dn3 = catalogue.Datanode{UUID: uuid3, Host: "dn3.example.com", IP: "10.0.2.3"}
+)
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+// run feeds signals through an engine with only this detector and returns
+// the findings by key.
+func run(t *testing.T, options map[string]string, sigs ...catalogue.Signal) map[string]detectors.Finding {
+	t.Helper()
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: options}
+	e, err := detectors.NewEngine([]detectors.Registration{quasiclosedelete.Registration}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end time.Time
+	for i := range sigs {
+		e.Observe(&sigs[i])
+		if sigs[i].Time.After(end) {
+			end = sigs[i].Time
+		}
+	}
+	out := map[string]detectors.Finding{}
+	for _, f := range e.Flush(end.Add(time.Hour)) {
+		out[f.Key] = f
+		for _, r := range f.Remediation {
+			if strings.Contains(r, "remediation step") || strings.Contains(r, "<no value>") {
+				t.Errorf("remediation not filled: %s", r)
+			}
+		}
+	}
+	return out
+}
+
+// T40 EmptyContainerHandler.java:99 on scm1.
+func deletion(when time.Time, container uint64, bcsid, maxReplica int64) catalogue.Signal {
+	return catalogue.Signal{Kind: catalogue.EmptyQuasiClosedDelete, Time: when, Host: "scm1.example.com",
+		Component: parsers.ComponentSCM, Level: parsers.LevelInfo, Container: container, BCSID: bcsid,
+		MaxBCSID: maxReplica, Count: 2, Attrs: map[string]string{"origins": uuid1 + ", " + uuid2},
+		Text: "Deleting empty QUASI_CLOSED container #..."}
+}
+
+// T43 AbstractContainerReportHandler.java:459 on host.
+func sent(when time.Time, host string, container uint64, force, nonEmpty bool, reason string, ri int64, bcsid int64) catalogue.Signal {
+	cs := "DELETED"
+	if reason == "CONTAINER_NOT_FOUND" {
+		cs = "NOT_FOUND"
+	}
+	return catalogue.Signal{Kind: catalogue.ReplicaDeleteSent, Time: when, Host: host, Component: parsers.ComponentSCM,
+		Level: parsers.LevelInfo, Container: container, Force: force, NonEmpty: nonEmpty, Reason: reason, Index: ri,
+		State: "QUASI_CLOSED", BCSID: bcsid, Datanode: dn3, Text: "Sending forceDeleteContainerCommand due to " + reason,
+		Attrs: map[string]string{"container_state": cs, "container_bcsid": "4", "origin": uuid3}}
+}
+
+// AbstractContainerReportHandler.java:451 on a follower.
+func skipped(when time.Time, host string, container uint64, bcsid int64) catalogue.Signal {
+	return catalogue.Signal{Kind: catalogue.ReplicaDeleteSkipped, Time: when, Host: host, Component: parsers.ComponentSCM,
+		Level: parsers.LevelWarn, Container: container, NonEmpty: true, State: "QUASI_CLOSED", BCSID: bcsid,
+		Datanode: dn3, Text: "Skip sending DeleteContainerCommand for ...",
+		Attrs: map[string]string{"container_state": "DELETED", "container_bcsid": "4"}}
+}
+
+// T46 KeyValueContainer.java:425 on dn3.
+func marked(when time.Time, container uint64, nonEmpty bool, ri int64) catalogue.Signal {
+	return catalogue.Signal{Kind: catalogue.DNContainerMarkedDeleted, Time: when, Host: "dn3.example.com",
+		Component: parsers.ComponentDatanode, Level: parsers.LevelWarn, Container: container, NonEmpty: nonEmpty,
+		Index: ri, State: "DELETED", Pipeline: pipe, Text: "Marked container DELETED from QUASI_CLOSED: ...",
+		Attrs: map[string]string{"from": "QUASI_CLOSED", "origin": uuid3}}
+}
+
+// T47 ContainerLogger.java:119 on dn3.
+func logged(when time.Time, container uint64, ri, bcsid int64) catalogue.Signal {
+	return catalogue.Signal{Kind: catalogue.DNContainerForceDeleted, Time: when, Host: "dn3.example.com",
+		Component: parsers.ComponentDatanode, Level: parsers.LevelInfo, Container: container, Index: ri, BCSID: bcsid,
+		State: "DELETED", Force: true, Text: "ID=... | Container force deleted"}
+}
+
+// T44 AbstractContainerReportHandler.java:349 on scm1.
+func resurrected(when time.Time, container uint64, bcsid int64) catalogue.Signal {
+	return catalogue.Signal{Kind: catalogue.ContainerResurrected, Time: when, Host: "scm1.example.com",
+		Component: parsers.ComponentSCM, Level: parsers.LevelInfo, Container: container, State: "QUASI_CLOSED",
+		Count: 3, BCSID: bcsid, Datanode: dn3, Text: "Resurrecting container #...",
+		Attrs: map[string]string{"container_state": "DELETED", "replica_state": "QUASI_CLOSED"}}
+}
+
+func only(t *testing.T, fs map[string]detectors.Finding) detectors.Finding {
+	t.Helper()
+	if len(fs) != 1 {
+		t.Fatalf("want one finding, got %d: %v", len(fs), fs)
+	}
+	for _, f := range fs {
+		return f
+	}
+	panic("unreachable")
+}
+
+func TestUnsafeDeletionAloneWarns(t *testing.T) {
+	f := only(t, run(t, nil, deletion(t0, 12, 4, 0)))
+	if f.Key != "container-12" || f.Severity != detectors.Warning || f.Confidence != detectors.Medium || f.State != detectors.Firing {
+		t.Errorf("finding: %v state %s", f, f.State)
+	}
+	if len(f.Entities.Containers) != 1 || f.Entities.Containers[0] != 12 || len(f.Entities.Datanodes) != 2 ||
+		f.Entities.Datanodes[0].UUID != uuid1 || len(f.Entities.Hosts) != 1 || f.Entities.Hosts[0] != "scm1.example.com" {
+		t.Errorf("entities: %+v", f.Entities)
+	}
+	if f.Facts["container_bcsid"] != "4" || f.Facts["max_replica_bcsid"] != "0" || f.Facts["skew_tolerance"] != "5m0s (default)" ||
+		f.Facts["forced_deletes"] != "" || !strings.Contains(f.Facts["known_replica_datanodes"], uuid2) {
+		t.Errorf("facts: %v", f.Facts)
+	}
+	if len(f.Evidence) != 1 || !f.Start.Equal(t0) || !f.End.Equal(t0) {
+		t.Errorf("evidence/times: %+v %s %s", f.Evidence, f.Start, f.End)
+	}
+	if !strings.Contains(f.Remediation[0], "may still have a replica with data up to BCSID 4") ||
+		!strings.Contains(f.Remediation[0], "-name 12 ") || !strings.Contains(f.Remediation[2], "container info 12") {
+		t.Errorf("remediation: %q", f.Remediation)
+	}
+}
+
+func TestDeadDatanodesAreNamed(t *testing.T) {
+	// T15 DeadNodeHandler.java:99 for dn3, then the unsafe deletion.
+	dead := catalogue.Signal{Kind: catalogue.NodeDead, Time: at(-12 * time.Minute), Host: "scm1.example.com", Datanode: dn3}
+	f := only(t, run(t, nil, dead, deletion(t0, 12, 4, 0)))
+	if f.Facts["dead_datanodes_at_deletion"] != "dn3.example.com ("+uuid3+")" || f.Entities.Datanodes[0] != dn3 ||
+		!strings.Contains(f.Remediation[0], "SCM held dn3.example.com ("+uuid3+") DEAD at the time") {
+		t.Errorf("facts %v\nentities %+v\nremediation %s", f.Facts, f.Entities, f.Remediation[0])
+	}
+	// Back to HEALTHY before the deletion (T18, T20): not a suspect.
+	healthy := catalogue.Signal{Kind: catalogue.NodeHealthy, Time: at(-time.Minute), Host: "scm1.example.com", Datanode: dn3}
+	f = only(t, run(t, nil, dead, healthy, deletion(t0, 12, 4, 0)))
+	if f.Facts["dead_datanodes_at_deletion"] != "" || !strings.Contains(f.Remediation[0], "look for it among the DEAD datanodes") {
+		t.Errorf("facts %v\nremediation %s", f.Facts, f.Remediation[0])
+	}
+}
+
+func TestSafeDeletionsStayQuiet(t *testing.T) {
+	cases := map[string][]catalogue.Signal{
+		"max replica BCSID equals container BCSID": {deletion(t0, 12, 7, 7)},
+		// The report handler's stale-replica delete after a safe deletion (B' <= M).
+		"stale replica after a safe deletion": {deletion(t0, 12, 15, 15), sent(at(40*time.Minute), "scm1.example.com", 12, true, true, "DELETED", 0, 11),
+			marked(at(41*time.Minute), 12, true, 0), logged(at(41*time.Minute), 12, 0, 11)},
+		"returning empty replica, non-force delete": {deletion(t0, 12, 7, 7), sent(at(40*time.Minute), "scm1.example.com", 12, false, false, "DELETED", 0, 7),
+			marked(at(41*time.Minute), 12, false, 0)},
+		"resurrection after a safe deletion": {deletion(t0, 12, 5, 5), resurrected(at(20*time.Minute), 12, 9)},
+		// No T40 at all: CLOSED containers, EC orphans, unknown containers.
+		"CLOSED container, stale replica force-deleted": {sent(at(time.Minute), "scm1.example.com", 52, true, true, "DELETED", 0, 52),
+			marked(at(2*time.Minute), 52, true, 0), logged(at(2*time.Minute), 52, 0, 52)},
+		"EC force deletes": {sent(t0, "scm1.example.com", 5, true, true, "DELETING", 3, 0), marked(at(time.Minute), 5, true, 3),
+			logged(at(time.Minute), 5, 3, 0)},
+		"CONTAINER_NOT_FOUND": {sent(t0, "scm1.example.com", 9001, true, true, "CONTAINER_NOT_FOUND", 0, 17),
+			logged(at(time.Minute), 9001, 0, 17)},
+	}
+	for name, sigs := range cases {
+		t.Run(name, func(t *testing.T) {
+			if fs := run(t, nil, sigs...); len(fs) != 0 {
+				t.Errorf("want no finding, got %v", fs)
+			}
+		})
+	}
+}
+
+func TestForcedDeleteEscalates(t *testing.T) {
+	f := only(t, run(t, nil,
+		deletion(t0, 12, 4, 0),
+		sent(at(40*time.Minute), "scm1.example.com", 12, true, true, "DELETED", 0, 4),
+		skipped(at(40*time.Minute+10*time.Millisecond), "scm2.example.com", 12, 4),
+		skipped(at(40*time.Minute+20*time.Millisecond), "scm3.example.com", 12, 4),
+		marked(at(40*time.Minute+20*time.Second), 12, true, 0),
+		logged(at(40*time.Minute+20*time.Second), 12, 0, 4),
+	))
+	if f.Severity != detectors.Critical || f.Confidence != detectors.High || f.State != detectors.Firing {
+		t.Errorf("finding: %v %s", f, f.State)
+	}
+	if f.Facts["forced_delete_datanodes"] != "dn3.example.com ("+uuid3+")" || f.Facts["follower_skips"] != "scm2.example.com (1), scm3.example.com (1)" ||
+		!strings.Contains(f.Facts["signature"], "datanode confirmation") || !strings.Contains(f.Facts["dn_confirmation"], "BCSID 4") ||
+		!strings.Contains(f.Facts["forced_deletes"], "forced delete due to DELETED sent by scm1.example.com") {
+		t.Errorf("facts: %v", f.Facts)
+	}
+	if got := f.Entities.Hosts; strings.Join(got, ",") != "dn3.example.com,scm1.example.com,scm2.example.com,scm3.example.com" {
+		t.Errorf("hosts: %v", got)
+	}
+	if len(f.Entities.Datanodes) != 3 || f.Entities.Datanodes[0] != dn3 || len(f.Entities.Pipelines) != 1 {
+		t.Errorf("entities: %+v", f.Entities)
+	}
+	if len(f.Evidence) != 6 || !f.End.Equal(at(40*time.Minute+20*time.Second)) {
+		t.Errorf("evidence %d, end %s", len(f.Evidence), f.End)
+	}
+	if !strings.Contains(f.Remediation[0], "Preserve what is left") || !strings.Contains(f.Remediation[0], "dn3.example.com") ||
+		!strings.Contains(f.Remediation[3], "gone") {
+		t.Errorf("remediation: %q", f.Remediation)
+	}
+	if !strings.Contains(f.Summary, "that replica's data is lost") || !strings.Contains(f.Summary, "the datanode deleted it") {
+		t.Errorf("summary: %s", f.Summary)
+	}
+}
+
+func TestEscalationRoutes(t *testing.T) {
+	cases := map[string]struct {
+		sigs      []catalogue.Signal
+		signature string
+		confirmed bool
+	}{
+		"SCM leader only": {[]catalogue.Signal{deletion(t0, 12, 4, 0),
+			sent(at(time.Hour), "scm1.example.com", 12, true, true, "DELETED", 0, 4)}, "SCM forced delete of a non-empty replica", false},
+		"DELETING, during the deletion": {[]catalogue.Signal{deletion(t0, 12, 118, 96),
+			sent(at(2*time.Minute), "scm1.example.com", 12, true, true, "DELETING", 0, 118)}, "SCM forced delete of a non-empty replica", false},
+		"follower only": {[]catalogue.Signal{deletion(t0, 12, 4, 0),
+			skipped(at(time.Hour), "scm2.example.com", 12, 4)}, "SCM forced delete of a non-empty replica", false},
+		"datanode only": {[]catalogue.Signal{deletion(t0, 12, 4, 0),
+			marked(at(time.Hour), 12, true, 0), logged(at(time.Hour), 12, 0, 4)}, "datanode forced delete of a non-empty replica", true},
+		"container log only": {[]catalogue.Signal{deletion(t0, 12, 4, 0),
+			logged(at(time.Hour), 12, 0, 4)}, "datanode forced delete of a non-empty replica", true},
+		// dn3's clock is two minutes behind: its lines come before the deletion.
+		"skewed datanode before the deletion": {[]catalogue.Signal{marked(at(-2*time.Minute), 12, true, 0), logged(at(-2*time.Minute), 12, 0, 4),
+			deletion(t0, 12, 4, 2)}, "datanode forced delete of a non-empty replica", true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := only(t, run(t, nil, tc.sigs...))
+			if f.Severity != detectors.Critical || f.Confidence != detectors.High {
+				t.Errorf("finding: %v", f)
+			}
+			if !strings.HasSuffix(f.Facts["signature"], tc.signature) {
+				t.Errorf("signature: %q", f.Facts["signature"])
+			}
+			if (f.Facts["dn_confirmation"] != "") != tc.confirmed {
+				t.Errorf("dn_confirmation: %q", f.Facts["dn_confirmation"])
+			}
+			if len(f.Evidence) != len(tc.sigs) {
+				t.Errorf("evidence: %d lines for %d signals", len(f.Evidence), len(tc.sigs))
+			}
+		})
+	}
+}
+
+func TestDatanodeNamedDifferently(t *testing.T) {
+	// In a docker-compose capture the datanode's own log names it by its
+	// service ("datanode_3"); the replica's origin UUID ties it to SCM's line.
+	m := marked(at(time.Hour+20*time.Second), 12, true, 0)
+	m.Host = "datanode_3"
+	f := only(t, run(t, nil, deletion(t0, 12, 4, 0), sent(at(time.Hour), "scm1.example.com", 12, true, true, "DELETED", 0, 4), m,
+		logged(at(time.Hour+20*time.Second), 12, 0, 4)))
+	if f.Facts["forced_delete_datanodes"] != "dn3.example.com ("+uuid3+")" || !strings.Contains(f.Facts["dn_confirmation"], "KeyValueContainer") ||
+		!strings.Contains(f.Facts["dn_confirmation"], "dn-container log") {
+		t.Errorf("facts: %v", f.Facts)
+	}
+	if f.Facts["clock_offset"] != "" {
+		t.Errorf("clock_offset without skew: %s", f.Facts["clock_offset"])
+	}
+	// The datanode's line first (its clock is behind): SCM's line still
+	// joins it, and the offset is reported.
+	f = only(t, run(t, nil, deletion(t0, 12, 4, 0), m, sent(at(time.Hour+time.Minute), "scm1.example.com", 12, true, true, "DELETED", 0, 4)))
+	if f.Facts["forced_delete_datanodes"] != "dn3.example.com ("+uuid3+")" ||
+		f.Facts["clock_offset"] != "dn3.example.com logged the forced delete 40s before scm1.example.com sent it: its clock is at least 40s behind" ||
+		!strings.Contains(f.Summary, "by its clock, which is behind SCM's") {
+		t.Errorf("facts: %v\nsummary: %s", f.Facts, f.Summary)
+	}
+}
+
+func TestNearMissesKeepTheWarning(t *testing.T) {
+	cases := map[string][]catalogue.Signal{
+		"non-force delete of an empty replica": {sent(at(time.Hour), "scm1.example.com", 12, false, false, "DELETED", 0, 4),
+			marked(at(time.Hour+time.Minute), 12, false, 0)},
+		"EC replica index > 0": {sent(at(time.Hour), "scm1.example.com", 12, true, true, "DELETED", 2, 4), logged(at(time.Hour), 12, 2, 4)},
+		"CONTAINER_NOT_FOUND":  {sent(at(time.Hour), "scm1.example.com", 12, true, true, "CONTAINER_NOT_FOUND", 0, 4)},
+		"another container":    {sent(at(time.Hour), "scm1.example.com", 13, true, true, "DELETED", 0, 4), marked(at(time.Hour), 13, true, 0)},
+		"stale returning replica": {sent(at(time.Hour), "scm1.example.com", 12, true, true, "DELETED", 0, 2),
+			marked(at(time.Hour+time.Second), 12, true, 0), logged(at(time.Hour+time.Second), 12, 0, 2)},
+		// The datanode's T46 (no BCSID) comes first; its T47 then shows the
+		// replica is stale, which takes the escalation back.
+		"stale replica seen on the datanode first": {marked(at(time.Hour), 12, true, 0), logged(at(time.Hour+time.Millisecond), 12, 0, 1)},
+		// A forced delete older than the skew tolerance is unrelated.
+		"forced delete long before": {},
+	}
+	for name, extra := range cases {
+		t.Run(name, func(t *testing.T) {
+			sigs := append([]catalogue.Signal{deletion(t0, 12, 4, 2)}, extra...)
+			if name == "forced delete long before" {
+				sigs = []catalogue.Signal{logged(at(-10*time.Minute), 12, 0, 4), deletion(t0, 12, 4, 2)}
+			}
+			f := only(t, run(t, nil, sigs...))
+			if f.Severity != detectors.Warning || f.Confidence != detectors.Medium || len(f.Evidence) != 1 || f.Facts["forced_deletes"] != "" {
+				t.Errorf("finding %v, evidence %d, facts %v", f, len(f.Evidence), f.Facts)
+			}
+		})
+	}
+}
+
+func TestResurrectionResolves(t *testing.T) {
+	f := only(t, run(t, nil, deletion(t0, 12, 4, 0), resurrected(at(30*time.Minute), 12, 6)))
+	if f.State != detectors.Resolved || f.Severity != detectors.Warning || !f.End.Equal(at(30*time.Minute)) ||
+		!strings.Contains(f.Facts["resurrected"], "DELETED -> QUASI_CLOSED") || len(f.Evidence) != 2 {
+		t.Errorf("finding %v %s end %s facts %v", f, f.State, f.End, f.Facts)
+	}
+	// A forced delete, then another replica with a higher BCSID brings the
+	// container back: the data survives there.
+	f = only(t, run(t, nil, deletion(t0, 12, 4, 0), sent(at(time.Hour), "scm1.example.com", 12, true, true, "DELETED", 0, 4),
+		resurrected(at(2*time.Hour), 12, 6), logged(at(2*time.Hour+time.Minute), 12, 0, 4)))
+	if f.State != detectors.Resolved || f.Severity != detectors.Critical || len(f.Evidence) != 3 {
+		t.Errorf("finding %v %s evidence %d", f, f.State, len(f.Evidence))
+	}
+	// A new unsafe deletion of the resurrected container is a new finding.
+	fs := run(t, nil, deletion(t0, 12, 4, 0), resurrected(at(30*time.Minute), 12, 6), deletion(at(2*time.Hour), 12, 9, 6))
+	if len(fs) != 2 || fs["container-12"].State != detectors.Resolved || fs["container-12-2"].State != detectors.Firing {
+		t.Errorf("findings: %v", fs)
+	}
+}
+
+func TestRepeatedDeletionIsOneFinding(t *testing.T) {
+	f := only(t, run(t, nil, deletion(t0, 12, 4, 0), deletion(at(5*time.Minute), 12, 4, 0)))
+	if f.Facts["repeated_deletions"] != "1" || len(f.Evidence) != 2 {
+		t.Errorf("facts %v evidence %d", f.Facts, len(f.Evidence))
+	}
+}
+
+func TestVersionAndIdentity(t *testing.T) {
+	startup := catalogue.Signal{Kind: catalogue.StartupMsg, Time: at(-time.Hour), Host: "scm1.example.com", Version: "2.2.0"}
+	// The datanode learns its UUID from a DatanodeDetails rendering.
+	known := catalogue.Signal{Kind: "other", Time: at(-time.Minute), Host: "scm1.example.com",
+		Datanode: catalogue.Datanode{UUID: uuid1, Host: "dn1.example.com", IP: "10.0.2.1"}}
+	f := only(t, run(t, nil, startup, known, deletion(t0, 12, 4, 0)))
+	if f.Facts["ozone_version"] != "2.2.0" {
+		t.Errorf("version: %v", f.Facts)
+	}
+	if f.Entities.Datanodes[0].Host != "dn1.example.com" {
+		t.Errorf("datanode not completed: %+v", f.Entities.Datanodes)
+	}
+}
+
+func TestBoundedState(t *testing.T) {
+	// max_containers=2: the first deletion is forgotten when a third comes,
+	// so a later forced delete of its container cannot escalate it.
+	fs := run(t, map[string]string{"max_containers": "2"},
+		deletion(t0, 1, 4, 0), deletion(at(time.Minute), 2, 4, 0), deletion(at(2*time.Minute), 3, 4, 0),
+		sent(at(time.Hour), "scm1.example.com", 1, true, true, "DELETED", 0, 4),
+		sent(at(time.Hour), "scm1.example.com", 3, true, true, "DELETED", 0, 4))
+	if len(fs) != 3 || fs["container-1"].Severity != detectors.Warning || fs["container-3"].Severity != detectors.Critical {
+		t.Errorf("findings: %v", fs)
+	}
+	// Evidence is bounded: the first and the latest lines are kept.
+	sigs := []catalogue.Signal{deletion(t0, 12, 4, 0)}
+	for i := 1; i <= 100; i++ {
+		sigs = append(sigs, sent(at(time.Duration(i)*time.Minute), "scm1.example.com", 12, true, true, "DELETED", 0, 4))
+	}
+	f := only(t, run(t, nil, sigs...))
+	if len(f.Evidence) != detectors.MaxEvidence || f.Facts["evidence_dropped"] != "61" ||
+		!f.Evidence[0].Time.Equal(t0) || !f.Evidence[len(f.Evidence)-1].Time.Equal(at(100*time.Minute)) {
+		t.Errorf("evidence %d, dropped %s, first %s, last %s", len(f.Evidence), f.Facts["evidence_dropped"],
+			f.Evidence[0].Time, f.Evidence[len(f.Evidence)-1].Time)
+	}
+	if !strings.Contains(f.Facts["forced_deletes"], "(100 times)") {
+		t.Errorf("forced_deletes: %s", f.Facts["forced_deletes"])
+	}
+}
+
+func TestOptions(t *testing.T) {
+	for _, opts := range []map[string]string{{"skew_tolerance": "soon"}, {"max_containers": "0"}} {
+		env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: opts}
+		if _, err := quasiclosedelete.Registration.New(env); err == nil {
+			t.Errorf("options %v accepted", opts)
+		}
+	}
+	// A tolerance of zero drops the skewed datanode lines.
+	f := only(t, run(t, map[string]string{"skew_tolerance": "0s"}, logged(at(-time.Second), 12, 0, 4), deletion(t0, 12, 4, 0)))
+	if f.Severity != detectors.Warning || f.Facts["skew_tolerance"] != "0s (option skew_tolerance)" {
+		t.Errorf("finding %v facts %v", f, f.Facts)
+	}
+}
+
+func TestDocKinds(t *testing.T) {
+	d := quasiclosedelete.Registration.Doc
+	if d.Name != "empty-quasi-closed-delete" || d.Defect != "HDDS-16809" || len(d.Kinds) != 9 || len(d.Remediation) == 0 ||
+		len(d.FalsePositives) == 0 || d.Resolves == "" || len(d.Needs) != 1 {
+		t.Errorf("doc: %+v", d)
+	}
+}
+
+func TestCases(t *testing.T) { detectortest.Run(t, quasiclosedelete.Registration, "testdata") }
