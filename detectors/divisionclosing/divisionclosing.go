@@ -1,0 +1,766 @@
+package divisionclosing
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/site"
+)
+
+// Registration is the detector of HDDS-17674.
+var Registration = detectors.Registration{Doc: doc(), New: newDetector}
+
+const (
+	// grace is how long a close may take before a division without a
+	// decisive sign is called stuck: a normal close finishes in seconds.
+	grace = time.Minute
+	// sameBurst bounds the distance between the trigger's lines (T1, T2,
+	// T4), which one thread logs back to back.
+	sameBurst = 2 * time.Second
+	// raceWindow: close failures this soon after a group's removal
+	// completed are the GroupMismatch race of a normal removal.
+	raceWindow = time.Minute
+
+	maxDivisions     = 256
+	maxContainers    = 256
+	maxSCMViews      = 1024
+	maxGroupMappings = 4096
+	maxHosts         = 1024
+
+	firstEvidence = 22
+	lastEvidence  = 14
+)
+
+// ratisThreadRe matches the executor threads of a division
+// (<peerId>-client-threadN, <peerId>-server-threadN; signatures-dn-om.md §0).
+var ratisThreadRe = regexp.MustCompile(`-(?:client|server)-thread\d+$`)
+
+type detector struct {
+	env           *detectors.Env
+	stuckAfter    time.Duration
+	stuckAfterSrc string
+	writeWait     time.Duration
+	writeWaitSrc  string
+	now           time.Time
+
+	divisions *fifo[string, *division] // hostKey/group -> open division
+	lastT1    *fifo[string, sig]       // hostKey -> latest write-chunk timeout
+	pendingT2 *fifo[string, sig]       // hostKey -> close server waiting for its group (T4)
+	completed *fifo[string, time.Time] // hostKey/group -> removal completed at
+	scm       *fifo[string, *scmView]  // dnKey/group -> SCM's close commands
+	pipelines *fifo[string, string]    // group -> pipeline UUID
+	groupOf   *fifo[string, string]    // hostKey|container -> group
+	peers     *fifo[string, string]    // hostKey -> the datanode's own peer ID
+}
+
+// sig is the part of a signal the detector keeps.
+type sig struct {
+	at     time.Time
+	thread string
+	group  string
+	peer   string
+	ev     detectors.Evidence
+}
+
+// division is one datanode Raft division suspected or known to be stuck.
+type division struct {
+	host, hostKey, group, peer string
+	start, last                time.Time
+
+	writeTimeout bool
+	ratisClose   bool
+	closeThread  string
+	removal      string // lifecycle state the group removal found; "" if not seen
+	removalRole  string
+
+	failures, notRunning, notFound, rejected int
+	containers                               map[uint64]int
+	restartedAt                              time.Time
+
+	emitted  bool
+	dirty    bool
+	severity detectors.Severity
+	ev       evidence
+}
+
+// scmView is what SCM logged about one datanode's replicas of one group.
+type scmView struct {
+	commands    int
+	containers  map[uint64]bool
+	state       string
+	hosts       []string
+	first, last detectors.Evidence
+}
+
+func newDetector(env *detectors.Env) (detectors.Detector, error) {
+	d := &detector{env: env,
+		divisions: newFIFO[string, *division](maxDivisions),
+		lastT1:    newFIFO[string, sig](maxHosts),
+		pendingT2: newFIFO[string, sig](maxHosts),
+		completed: newFIFO[string, time.Time](maxGroupMappings),
+		scm:       newFIFO[string, *scmView](maxSCMViews),
+		pipelines: newFIFO[string, string](maxGroupMappings),
+		groupOf:   newFIFO[string, string](maxGroupMappings),
+		peers:     newFIFO[string, string](maxHosts),
+	}
+	v := env.Option("stuck-after", "5m")
+	after, err := site.ParseDuration(v, time.Minute)
+	if err != nil || after <= 0 {
+		return nil, fmt.Errorf("option stuck-after: want a positive duration such as 5m, got %q", v)
+	}
+	d.stuckAfter, d.stuckAfterSrc = after, "default"
+	if _, ok := env.Options["stuck-after"]; ok {
+		d.stuckAfterSrc = "option stuck-after"
+	}
+	if env.Settings != nil {
+		d.writeWait, d.writeWaitSrc = env.Settings.Duration("hdds.container.ratis.statemachine.write.wait.interval", time.Millisecond)
+	}
+	return d, nil
+}
+
+func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
+	if s.Time.IsZero() {
+		return
+	}
+	if s.Time.After(d.now) {
+		d.now = s.Time
+	}
+	switch s.Kind {
+	case catalogue.WriteChunkTimeout:
+		d.lastT1.put(hostKey(s.Host), keep(s))
+	case catalogue.StateMachineCloseServer:
+		d.closeServer(s)
+	case catalogue.DivisionShutdown:
+		d.shutdown(s)
+	case catalogue.RaftGroupRemove:
+		d.groupRemove(s)
+	case catalogue.RaftStorageRemoved:
+		d.complete(s, s.Group, "the group's storage was removed (\""+s.Text+"\")", emit)
+	case catalogue.ClosePipelineDone:
+		if s.Pipeline != "" {
+			g := groupID(s.Pipeline)
+			d.pipelines.put(g, s.Pipeline)
+			d.complete(s, g, "the close-pipeline command completed (\""+s.Text+"\")", emit)
+		}
+	case catalogue.ContainerQuasiClosed:
+		g := s.Group
+		if g == "" {
+			g = d.containerGroup(s.Host, s.Container)
+		}
+		if g != "" {
+			d.complete(s, g, fmt.Sprintf("container #%d was quasi-closed (\"%s\")", s.Container, s.Text), emit)
+		}
+	case catalogue.CloseContainerFailed:
+		d.closeFailed(s)
+	case catalogue.SCMCloseContainerCommand:
+		d.scmCommand(s)
+	case catalogue.StartupMsg:
+		d.startup(s)
+	}
+	d.check(d.now, emit)
+}
+
+func (d *detector) Advance(now time.Time, emit detectors.Emit) {
+	if now.After(d.now) {
+		d.now = now
+	}
+	d.check(d.now, emit)
+}
+
+func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+	if end.Before(d.now) {
+		end = d.now
+	}
+	for _, v := range d.divisions.values() {
+		if v.emitted || v.confirmed(end) {
+			d.emit(v, end, detectors.Firing, "", emit)
+		}
+	}
+}
+
+// check emits divisions that became certain, escalates those stuck past
+// stuck-after and refreshes those with new evidence.
+func (d *detector) check(now time.Time, emit detectors.Emit) {
+	if d.divisions.len() == 0 {
+		return
+	}
+	for _, v := range d.divisions.values() {
+		switch {
+		case !v.emitted && v.confirmed(now):
+			d.emit(v, now, detectors.Firing, "", emit)
+		case v.emitted && v.severity < detectors.Critical && now.Sub(v.start) >= d.stuckAfter:
+			d.emit(v, now, detectors.Firing, "", emit)
+		case v.emitted && v.dirty:
+			d.emit(v, now, detectors.Firing, "", emit)
+		}
+	}
+}
+
+// confirmed says whether the division is stuck rather than slowly closing.
+func (v *division) confirmed(now time.Time) bool {
+	if v.removal == "CLOSING" && v.ratisClose {
+		return true
+	}
+	if now.Sub(v.start) < grace {
+		return false
+	}
+	return v.removal == "CLOSING" || v.ratisClose || v.failures >= 2
+}
+
+// closeServer handles T2. Only a close on the division's own Ratis thread
+// can wait for itself: a -ChunkWriter- thread completes asynchronously. In
+// layouts without a thread column the write-chunk timeout logged just before
+// on the same host identifies the Ratis path.
+func (d *detector) closeServer(s *catalogue.Signal) {
+	hk := hostKey(s.Host)
+	if s.Peer != "" {
+		d.peers.put(hk, strings.ToLower(s.Peer))
+	}
+	t1, ok := d.lastT1.get(hk)
+	ok = ok && s.Time.Sub(t1.at) <= sameBurst && sameThread(t1.thread, s.Thread)
+	if !ratisThreadRe.MatchString(s.Thread) && !(s.Thread == "" && ok) {
+		return
+	}
+	if !ok {
+		d.pendingT2.put(hk, keep(s))
+		return
+	}
+	d.lastT1.del(hk)
+	v := d.open(s.Host, t1.group, t1.at)
+	v.writeTimeout = true
+	v.addEvidence(t1.ev)
+	d.markClose(v, s)
+}
+
+func (d *detector) markClose(v *division, s *catalogue.Signal) {
+	v.ratisClose = true
+	v.closeThread = s.Thread
+	if s.Peer != "" {
+		v.peer = strings.ToLower(s.Peer)
+	}
+	v.addEvidence(detectors.EvidenceOf(s))
+	v.touch(s.Time)
+}
+
+// shutdown handles T4: it names the group of a close-server line that had
+// no write-chunk timeout before it, and is evidence of the trigger.
+func (d *detector) shutdown(s *catalogue.Signal) {
+	hk := hostKey(s.Host)
+	if t2, ok := d.pendingT2.get(hk); ok && s.Time.Sub(t2.at) <= sameBurst && sameThread(t2.thread, s.Thread) {
+		d.pendingT2.del(hk)
+		v := d.open(s.Host, s.Group, t2.at)
+		v.ratisClose, v.closeThread = true, t2.thread
+		if t2.peer != "" {
+			v.peer = t2.peer
+		}
+		v.addEvidence(t2.ev)
+		v.addEvidence(detectors.EvidenceOf(s))
+		v.touch(s.Time)
+		return
+	}
+	if v, ok := d.divisions.get(hk + "/" + s.Group); ok && v.ratisClose && s.Time.Sub(v.last) <= sameBurst &&
+		sameThread(v.closeThread, s.Thread) {
+		v.addEvidence(detectors.EvidenceOf(s))
+	}
+}
+
+// groupRemove handles R1: a removal that finds the division CLOSING is the
+// defect's clearest single line; a removal in RUNNING is a normal close.
+func (d *detector) groupRemove(s *catalogue.Signal) {
+	hk := hostKey(s.Host)
+	if s.Peer != "" {
+		d.peers.put(hk, strings.ToLower(s.Peer))
+	}
+	if s.State != "CLOSING" {
+		if v, ok := d.divisions.get(hk + "/" + s.Group); ok && v.emitted {
+			v.addEvidence(detectors.EvidenceOf(s))
+			v.touch(s.Time)
+		}
+		return
+	}
+	v := d.open(s.Host, s.Group, s.Time)
+	v.removal, v.removalRole = s.State, s.Attrs["role"]
+	if s.Peer != "" {
+		v.peer = strings.ToLower(s.Peer)
+	}
+	v.addEvidence(detectors.EvidenceOf(s))
+	v.touch(s.Time)
+}
+
+// closeFailed handles C1. Only causes that show the division CLOSING or
+// already removed from the server count; STARTING after a restart and other
+// errors are transient.
+func (d *detector) closeFailed(s *catalogue.Signal) {
+	hk := hostKey(s.Host)
+	ck := hk + "|" + strconv.FormatUint(s.Container, 10)
+	if s.Peer != "" {
+		d.peers.put(hk, strings.ToLower(s.Peer))
+	}
+	g := s.Group
+	if g == "" {
+		g = d.containerGroup(s.Host, s.Container)
+	} else {
+		d.groupOf.put(ck, g)
+	}
+	if g == "" {
+		return
+	}
+	stuck := s.Reason == "GroupMismatchException" || s.Reason == "RejectedExecutionException" ||
+		(s.Reason == "ServerNotReadyException" && s.State == "CLOSING")
+	if !stuck {
+		return
+	}
+	if at, ok := d.completed.get(hk + "/" + g); ok && s.Time.Sub(at) <= raceWindow {
+		return
+	}
+	v := d.open(s.Host, g, s.Time)
+	if s.Peer != "" && v.peer == "" {
+		v.peer = strings.ToLower(s.Peer)
+	}
+	v.failures++
+	switch s.Reason {
+	case "GroupMismatchException":
+		v.notFound++
+	case "RejectedExecutionException":
+		v.rejected++
+	default:
+		v.notRunning++
+	}
+	if _, ok := v.containers[s.Container]; ok || len(v.containers) < maxContainers {
+		v.containers[s.Container]++
+	}
+	v.addEvidence(detectors.EvidenceOf(s))
+	v.touch(s.Time)
+}
+
+// scmCommand handles S11: SCM re-sending a close command to a datanode for a
+// container of a pipeline. The pipeline's Raft group joins it to the
+// datanode's division.
+func (d *detector) scmCommand(s *catalogue.Signal) {
+	if s.Pipeline == "" || s.Datanode.UUID == "" {
+		return
+	}
+	g := groupID(s.Pipeline)
+	d.pipelines.put(g, s.Pipeline)
+	dk := d.dnKey(s.Datanode)
+	if s.Container != 0 {
+		c := strconv.FormatUint(s.Container, 10)
+		d.groupOf.put("uuid:"+strings.ToLower(s.Datanode.UUID)+"|"+c, g)
+		if !strings.HasPrefix(dk, "uuid:") {
+			d.groupOf.put(dk+"|"+c, g)
+		}
+	}
+	view, ok := d.scm.get(dk + "/" + g)
+	if !ok {
+		view = &scmView{containers: map[uint64]bool{}, first: detectors.EvidenceOf(s)}
+		d.scm.put(dk+"/"+g, view)
+	}
+	view.commands++
+	if len(view.containers) < maxContainers {
+		view.containers[s.Container] = true
+	}
+	view.state = s.State
+	view.last = detectors.EvidenceOf(s)
+	if s.Host != "" && !contains(view.hosts, s.Host) && len(view.hosts) < 8 {
+		view.hosts = append(view.hosts, s.Host)
+	}
+	if v, ok := d.divisions.get(dk + "/" + g); ok && v.emitted {
+		v.dirty = true
+	}
+}
+
+// startup notes a datanode restart: the stuck division died with the old
+// process; the finding resolves once the group is removed afterwards.
+func (d *detector) startup(s *catalogue.Signal) {
+	if s.Component != parsers.ComponentDatanode && s.Attrs["service"] != "HddsDatanodeService" {
+		return
+	}
+	hk := hostKey(s.Host)
+	d.lastT1.del(hk)
+	d.pendingT2.del(hk)
+	for _, v := range d.divisions.values() {
+		if v.hostKey == hk {
+			v.restartedAt = s.Time
+			v.addEvidence(detectors.EvidenceOf(s))
+			v.dirty = true
+		}
+	}
+}
+
+// complete handles a removal completing for group on the signal's host.
+func (d *detector) complete(s *catalogue.Signal, group, how string, emit detectors.Emit) {
+	hk := hostKey(s.Host)
+	d.completed.put(hk+"/"+group, s.Time)
+	v := d.division(s.Host, group)
+	if v == nil {
+		return
+	}
+	d.divisions.del(v.hostKey + "/" + v.group)
+	if !v.emitted {
+		return
+	}
+	v.addEvidence(detectors.EvidenceOf(s))
+	v.touch(s.Time)
+	d.emit(v, s.Time, detectors.Resolved, how, emit)
+}
+
+// division returns the open division of group on host. A datanode's files
+// may name it differently (a docker-compose service name in its main log,
+// its host name in the dn-container log): the datanode UUID joins them.
+func (d *detector) division(host, group string) *division {
+	hk := hostKey(host)
+	if v, ok := d.divisions.get(hk + "/" + group); ok {
+		return v
+	}
+	uuid, _ := d.peers.get(hk)
+	if uuid == "" && d.env.Identity != nil {
+		uuid = d.env.Identity.DatanodeOnHost(host)
+	}
+	if uuid == "" {
+		return nil
+	}
+	for _, v := range d.divisions.values() {
+		if v.group == group && v.peer == uuid {
+			return v
+		}
+	}
+	return nil
+}
+
+// open returns the division of group on host, opening it at start.
+func (d *detector) open(host, group string, start time.Time) *division {
+	hk := hostKey(host)
+	k := hk + "/" + group
+	if v, ok := d.divisions.get(k); ok {
+		if start.Before(v.start) && !v.emitted {
+			v.start = start
+		}
+		return v
+	}
+	v := &division{host: host, hostKey: hk, group: group, start: start, last: start, containers: map[uint64]int{}}
+	v.peer, _ = d.peers.get(hk)
+	d.divisions.put(k, v)
+	return v
+}
+
+func (v *division) touch(t time.Time) {
+	if t.After(v.last) {
+		v.last = t
+	}
+	v.dirty = true
+}
+
+func (v *division) addEvidence(e detectors.Evidence) { v.ev.add(e) }
+
+// emit reports the division's finding as of now.
+func (d *detector) emit(v *division, now time.Time, state detectors.State, resolvedBy string, emit detectors.Emit) {
+	v.emitted, v.dirty = true, false
+	if now.Sub(v.start) >= d.stuckAfter {
+		v.severity = detectors.Critical
+	} else if v.severity < detectors.Warning {
+		v.severity = detectors.Warning
+	}
+	emit(d.finding(v, now, state, resolvedBy))
+}
+
+func (d *detector) finding(v *division, end time.Time, state detectors.State, resolvedBy string) detectors.Finding {
+	id := d.env.Identity
+	uuid := v.peer
+	if uuid == "" && id != nil {
+		uuid = id.DatanodeOnHost(v.host)
+	}
+	dn := catalogue.Datanode{UUID: uuid, Host: v.host}
+	if id != nil {
+		if h := id.DatanodeHost(uuid); h != "" {
+			dn.Host = h
+		}
+		dn = id.Complete(dn)
+	}
+	pipeline, _ := d.pipelines.get(v.group)
+	view := d.scmView(v, dn)
+
+	containers := map[uint64]bool{}
+	for c := range v.containers {
+		containers[c] = true
+	}
+	hosts := []string{v.host}
+	if view != nil {
+		for c := range view.containers {
+			if c != 0 {
+				containers[c] = true
+			}
+		}
+		for _, h := range view.hosts {
+			if !contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	ids := make([]uint64, 0, len(containers))
+	for c := range containers {
+		ids = append(ids, c)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+
+	f := detectors.Finding{
+		Key:      v.hostKey + "/" + v.group + "@" + v.start.UTC().Format(time.RFC3339),
+		Severity: v.severity,
+		Entities: detectors.Entities{Hosts: hosts, Datanodes: []catalogue.Datanode{dn},
+			Containers: ids, RaftGroups: []string{v.group}},
+		Start: v.start,
+		End:   end,
+		State: state,
+		Facts: map[string]string{},
+	}
+	if pipeline != "" {
+		f.Entities.Pipelines = []string{pipeline}
+	}
+
+	stuckFor := end.Sub(v.start).Round(time.Second)
+	facts := f.Facts
+	facts["stuck_after"] = fmt.Sprintf("%s (%s)", d.stuckAfter, d.stuckAfterSrc)
+	facts["grace"] = grace.String() + " (built in: a normal close finishes in seconds)"
+	facts["stuck_for"] = stuckFor.String()
+	if d.writeWaitSrc != "" && d.writeWaitSrc != "unset" {
+		facts["write_wait_interval"] = fmt.Sprintf("%s (%s)", d.writeWait, d.writeWaitSrc)
+	}
+	if id != nil {
+		if ver := id.Version(v.host); ver != "" {
+			facts["ozone_version"] = ver
+		}
+	}
+	var seen []string
+	switch {
+	case v.ratisClose && v.writeTimeout:
+		facts["trigger"] = "write-chunk timeout, then close server on Ratis thread " + orUnknown(v.closeThread)
+		seen = append(seen, "write-chunk timeout", "close server on the Ratis thread")
+	case v.ratisClose:
+		facts["trigger"] = "close server on Ratis thread " + orUnknown(v.closeThread)
+		seen = append(seen, "close server on the Ratis thread")
+	default:
+		facts["trigger"] = "not in the logs"
+	}
+	if v.removal != "" {
+		facts["group_removal"] = strings.TrimSpace(v.removalRole + " (" + v.removal + ")")
+		seen = append(seen, "group removal in "+v.removal)
+	} else {
+		facts["group_removal"] = "not in the logs"
+	}
+	facts["failed_close_attempts"] = strconv.Itoa(v.failures)
+	if v.failures > 0 {
+		facts["failed_close_not_running"] = strconv.Itoa(v.notRunning)
+		facts["failed_close_group_not_found"] = strconv.Itoa(v.notFound)
+		if v.rejected > 0 {
+			facts["failed_close_rejected"] = strconv.Itoa(v.rejected)
+		}
+		seen = append(seen, fmt.Sprintf("%d failed close attempts", v.failures))
+	}
+	if view != nil {
+		facts["scm_close_commands"] = strconv.Itoa(view.commands)
+		facts["scm_container_state"] = view.state
+		seen = append(seen, fmt.Sprintf("%d close commands re-sent by SCM", view.commands))
+	}
+	if !v.restartedAt.IsZero() {
+		facts["datanode_restarted"] = v.restartedAt.UTC().Format(time.RFC3339)
+	}
+	if resolvedBy != "" {
+		facts["resolved_by"] = resolvedBy
+	}
+	facts["seen"] = strings.Join(seen, ", ")
+	f.Confidence = v.confidence()
+
+	f.Evidence = v.ev.list()
+	if view != nil {
+		f.Evidence = append(f.Evidence, view.first)
+		if view.commands > 1 {
+			f.Evidence = append(f.Evidence, view.last)
+		}
+		sort.SliceStable(f.Evidence, func(i, j int) bool { return f.Evidence[i].Time.Before(f.Evidence[j].Time) })
+	}
+	if v.ev.dropped > 0 {
+		facts["evidence_dropped"] = strconv.Itoa(v.ev.dropped)
+	}
+	f.Summary = summary(v, dn, pipeline, ids, view, end, stuckFor, state, resolvedBy)
+	return f
+}
+
+// confidence: the removal finding the division CLOSING, or the Ratis-thread
+// close followed by failed closes, is the whole signature; one part alone is
+// less certain.
+func (v *division) confidence() detectors.Confidence {
+	if v.removal == "CLOSING" || (v.ratisClose && v.failures > 0) {
+		return detectors.High
+	}
+	for _, n := range v.containers {
+		if n >= 3 {
+			return detectors.High
+		}
+	}
+	return detectors.Medium
+}
+
+func summary(v *division, dn catalogue.Datanode, pipeline string, ids []uint64, view *scmView,
+	end time.Time, stuckFor time.Duration, state detectors.State, resolvedBy string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Raft division %s", v.group)
+	if pipeline != "" {
+		fmt.Fprintf(&b, " (pipeline %s)", pipeline)
+	}
+	fmt.Fprintf(&b, " on datanode %s ", detectors.DatanodeName(dn))
+	if state == detectors.Resolved {
+		fmt.Fprintf(&b, "was stuck in CLOSING from %s to %s (%s)", stamp(v.start), stamp(end), stuckFor)
+	} else {
+		fmt.Fprintf(&b, "has been stuck in CLOSING since %s (%s at %s)", stamp(v.start), stuckFor, stamp(end))
+	}
+	var parts []string
+	if v.ratisClose {
+		p := "it was closed on its own Ratis thread"
+		if v.writeTimeout {
+			p = "a write-chunk timeout closed it on its own Ratis thread"
+		}
+		if v.closeThread != "" {
+			p += " " + v.closeThread
+		}
+		parts = append(parts, p)
+	}
+	if v.removal == "CLOSING" {
+		parts = append(parts, "the group removal found it CLOSING")
+	}
+	if v.failures > 0 {
+		var cs []string
+		for _, c := range ids {
+			if v.containers[c] > 0 {
+				cs = append(cs, "#"+strconv.FormatUint(c, 10))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d close attempts for container %s failed", v.failures, strings.Join(cs, ", ")))
+	}
+	if view != nil {
+		parts = append(parts, fmt.Sprintf("SCM sent %d close commands (container state %s)", view.commands, view.state))
+	}
+	if len(parts) > 0 {
+		b.WriteString(": " + strings.Join(parts, "; "))
+	}
+	if state == detectors.Resolved {
+		b.WriteString("; resolved when " + resolvedBy)
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// containerGroup returns the Raft group a container of host belongs to, as
+// learned from the host's close failures or from SCM's commands to it.
+func (d *detector) containerGroup(host string, container uint64) string {
+	hk, c := hostKey(host), strconv.FormatUint(container, 10)
+	if g, ok := d.groupOf.get(hk + "|" + c); ok {
+		return g
+	}
+	if peer, ok := d.peers.get(hk); ok {
+		g, _ := d.groupOf.get("uuid:" + peer + "|" + c)
+		return g
+	}
+	return ""
+}
+
+// scmView returns SCM's close commands for the division's datanode and group.
+func (d *detector) scmView(v *division, dn catalogue.Datanode) *scmView {
+	if view, ok := d.scm.get(v.hostKey + "/" + v.group); ok {
+		return view
+	}
+	// The datanode's own host name may differ from the one SCM prints (a
+	// docker-compose service name, say): join through the UUID.
+	if dn.Host != "" {
+		if view, ok := d.scm.get(hostKey(dn.Host) + "/" + v.group); ok {
+			return view
+		}
+	}
+	if dn.UUID != "" {
+		if view, ok := d.scm.get("uuid:" + dn.UUID + "/" + v.group); ok {
+			return view
+		}
+	}
+	return nil
+}
+
+// dnKey names a datanode SCM mentions by its host when known, else its UUID.
+func (d *detector) dnKey(dn catalogue.Datanode) string {
+	if dn.Host != "" {
+		return hostKey(dn.Host)
+	}
+	if d.env.Identity != nil {
+		if h := d.env.Identity.DatanodeHost(dn.UUID); h != "" {
+			return hostKey(h)
+		}
+	}
+	return "uuid:" + strings.ToLower(dn.UUID)
+}
+
+func keep(s *catalogue.Signal) sig {
+	return sig{at: s.Time, thread: s.Thread, group: s.Group, peer: strings.ToLower(s.Peer), ev: detectors.EvidenceOf(s)}
+}
+
+// groupID renders the Raft group ID of a pipeline UUID: "group-" and its
+// last 12 hex digits, upper case (ratis RaftGroupId.java:63-64).
+func groupID(pipeline string) string {
+	hex := strings.ReplaceAll(pipeline, "-", "")
+	if len(hex) < 12 {
+		return ""
+	}
+	return "group-" + strings.ToUpper(hex[len(hex)-12:])
+}
+
+func hostKey(h string) string { return strings.ToLower(detectors.ShortHost(h)) }
+
+func sameThread(a, b string) bool { return a == "" || b == "" || a == b }
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(thread not logged)"
+	}
+	return s
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// evidence keeps the first lines of a finding and the most recent ones.
+type evidence struct {
+	first   []detectors.Evidence
+	last    []detectors.Evidence
+	next    int
+	dropped int
+}
+
+func (e *evidence) add(x detectors.Evidence) {
+	switch {
+	case len(e.first) < firstEvidence:
+		e.first = append(e.first, x)
+	case len(e.last) < lastEvidence:
+		e.last = append(e.last, x)
+	default:
+		e.last[e.next] = x
+		e.next = (e.next + 1) % lastEvidence
+		e.dropped++
+	}
+}
+
+func (e *evidence) list() []detectors.Evidence {
+	out := append([]detectors.Evidence(nil), e.first...)
+	out = append(out, e.last[e.next:]...)
+	return append(out, e.last[:e.next]...)
+}

@@ -1,0 +1,470 @@
+package divisionclosing
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/site"
+)
+
+const (
+	dnUUID   = "6c1f8a2e-2d7b-4c55-9f0e-4c3fa0e1b2d9"
+	dnHost   = "dn3" // as the bundle names the host
+	dnFQDN   = "dn3.example.com"
+	pipeUUID = "8a1c2d3e-4f50-6172-8394-4c3fa0e1b2d9"
+	group    = "group-4C3FA0E1B2D9"
+	scmHost  = "scm1"
+)
+
+var t0 = time.Date(2026, 8, 23, 10, 40, 0, 0, time.UTC)
+
+// feed runs the detector through the engine over signals (in order) and
+// returns the findings at end.
+func feed(t *testing.T, opts map[string]string, end time.Time, sigs ...catalogue.Signal) []detectors.Finding {
+	t.Helper()
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: opts}
+	for i := range sigs {
+		env.Identity.Learn(&sigs[i])
+	}
+	eng, err := detectors.NewEngine([]detectors.Registration{Registration}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sigs {
+		eng.Observe(&sigs[i])
+	}
+	return eng.Flush(end)
+}
+
+func dn(kind catalogue.Kind, at time.Time, thread string) catalogue.Signal {
+	return catalogue.Signal{Kind: kind, Time: at, Host: dnHost, Component: parsers.ComponentDatanode, Thread: thread,
+		Origin: parsers.Origin{File: "dn3/ozone-hadoop-datanode-dn3.example.com.log", Line: int(at.Sub(t0) / time.Millisecond)},
+		Text:   string(kind) + " at " + at.Format(time.RFC3339Nano)}
+}
+
+func writeTimeout(at time.Time, thread string) catalogue.Signal {
+	s := dn(catalogue.WriteChunkTimeout, at, thread)
+	s.Group, s.Index = group, 1042
+	return s
+}
+
+func closeServer(at time.Time, thread string) catalogue.Signal {
+	s := dn(catalogue.StateMachineCloseServer, at, thread)
+	s.Peer = dnUUID
+	return s
+}
+
+func shutdown(at time.Time, thread string) catalogue.Signal {
+	s := dn(catalogue.DivisionShutdown, at, thread)
+	s.Peer, s.Group = dnUUID, group
+	return s
+}
+
+func removal(at time.Time, state string) catalogue.Signal {
+	s := dn(catalogue.RaftGroupRemove, at, dnUUID+"-ClosePipelineCommandHandlerThread-0")
+	s.Peer, s.Group, s.State, s.Attrs = dnUUID, group, state, map[string]string{"role": "LEADER"}
+	return s
+}
+
+func storageRemoved(at time.Time) catalogue.Signal {
+	s := dn(catalogue.RaftStorageRemoved, at, dnUUID+"-ClosePipelineCommandHandlerThread-0")
+	s.Peer, s.Group = dnUUID, group
+	return s
+}
+
+func pipelineClosed(at time.Time) catalogue.Signal {
+	s := dn(catalogue.ClosePipelineDone, at, dnUUID+"-ClosePipelineCommandHandlerThread-0")
+	s.Pipeline, s.Datanode = pipeUUID, catalogue.Datanode{UUID: dnUUID}
+	return s
+}
+
+func failed(at time.Time, container uint64, reason, state string) catalogue.Signal {
+	s := dn(catalogue.CloseContainerFailed, at, dnUUID+"-CloseContainerThread-0")
+	s.Container, s.Reason, s.State = container, reason, state
+	if reason == "ServerNotReadyException" || reason == "GroupMismatchException" {
+		s.Peer, s.Group = dnUUID, group
+	}
+	return s
+}
+
+func quasiClosed(at time.Time, container uint64, g string) catalogue.Signal {
+	s := dn(catalogue.ContainerQuasiClosed, at, "")
+	s.Container, s.Group = container, g
+	return s
+}
+
+func resend(at time.Time, container uint64, state string) catalogue.Signal {
+	return catalogue.Signal{Kind: catalogue.SCMCloseContainerCommand, Time: at, Host: scmHost, Component: parsers.ComponentSCM,
+		Thread: "ReplicationMonitor", Container: container, Pipeline: pipeUUID, State: state,
+		Datanode: catalogue.Datanode{UUID: dnUUID, Host: dnFQDN, IP: "10.0.2.3"},
+		Origin:   parsers.Origin{File: "scm1/ozone-hadoop-scm-scm1.example.com.log", Line: 7},
+		Text:     fmt.Sprintf("Sending command [closeContainerCommand: ... containerID: %d ...", container)}
+}
+
+func startup(at time.Time, version string) catalogue.Signal {
+	s := dn(catalogue.StartupMsg, at, "main")
+	s.Version, s.Attrs = version, map[string]string{"service": "HddsDatanodeService"}
+	return s
+}
+
+// stuckLeader is the whole defect: the trigger on the client thread, close
+// failures while CLOSING, the removal in CLOSING, then SCM re-sending close
+// commands every 5 minutes that fail with GroupMismatch, for dur.
+func stuckLeader(dur time.Duration) []catalogue.Signal {
+	thread := dnUUID + "-client-thread3"
+	sigs := []catalogue.Signal{
+		startup(t0.Add(-time.Hour), "2.3.0-SNAPSHOT"),
+		writeTimeout(t0, thread),
+		closeServer(t0.Add(time.Millisecond), thread),
+		shutdown(t0.Add(2*time.Millisecond), thread),
+	}
+	closeAt := t0.Add(5 * time.Minute)
+	for i, c := range []uint64{12, 14, 17} {
+		sigs = append(sigs, failed(closeAt.Add(time.Duration(i)*time.Millisecond), c, "ServerNotReadyException", "CLOSING"))
+	}
+	sigs = append(sigs, removal(closeAt.Add(time.Second), "CLOSING"))
+	for at := closeAt.Add(5 * time.Minute); at.Before(t0.Add(dur)); at = at.Add(5 * time.Minute) {
+		for i, c := range []uint64{12, 14, 17} {
+			// SCM logs the command a few seconds before the datanode fails it.
+			sigs = append(sigs, failed(at.Add(time.Duration(i)*time.Millisecond), c, "GroupMismatchException", ""),
+				resend(at.Add(time.Duration(i)*time.Millisecond-3*time.Second), c, "QUASI_CLOSED"))
+		}
+	}
+	sortSignals(sigs)
+	return sigs
+}
+
+func sortSignals(sigs []catalogue.Signal) {
+	for i := 1; i < len(sigs); i++ {
+		for j := i; j > 0 && sigs[j].Time.Before(sigs[j-1].Time); j-- {
+			sigs[j], sigs[j-1] = sigs[j-1], sigs[j]
+		}
+	}
+}
+
+func only(t *testing.T, fs []detectors.Finding) detectors.Finding {
+	t.Helper()
+	if len(fs) != 1 {
+		t.Fatalf("got %d findings, want 1: %v", len(fs), fs)
+	}
+	return fs[0]
+}
+
+func TestStuckLeaderIsCriticalWithEverything(t *testing.T) {
+	f := only(t, feed(t, nil, t0.Add(90*time.Minute), stuckLeader(90*time.Minute)...))
+	if f.Severity != detectors.Critical || f.Confidence != detectors.High || f.State != detectors.Firing {
+		t.Errorf("severity/confidence/state: %v %v %v", f.Severity, f.Confidence, f.State)
+	}
+	if !f.Start.Equal(t0) || !f.End.Equal(t0.Add(90*time.Minute)) {
+		t.Errorf("start/end: %v %v", f.Start, f.End)
+	}
+	want := detectors.Entities{Hosts: []string{dnHost, scmHost},
+		Datanodes:  []catalogue.Datanode{{UUID: dnUUID, Host: dnFQDN}},
+		Containers: []uint64{12, 14, 17}, Pipelines: []string{pipeUUID}, RaftGroups: []string{group}}
+	if fmt.Sprint(f.Entities) != fmt.Sprint(want) {
+		t.Errorf("entities:\n got %+v\nwant %+v", f.Entities, want)
+	}
+	for k, v := range map[string]string{
+		"failed_close_attempts": "51", "failed_close_not_running": "3", "failed_close_group_not_found": "48",
+		"scm_close_commands": "48", "scm_container_state": "QUASI_CLOSED", "group_removal": "LEADER (CLOSING)",
+		"ozone_version": "2.3.0-SNAPSHOT", "stuck_after": "5m0s (default)", "stuck_for": "1h30m0s",
+		"trigger": "write-chunk timeout, then close server on Ratis thread " + dnUUID + "-client-thread3",
+	} {
+		if f.Facts[k] != v {
+			t.Errorf("fact %s = %q, want %q", k, f.Facts[k], v)
+		}
+	}
+	if len(f.Evidence) > detectors.MaxEvidence || f.Facts["evidence_dropped"] == "" {
+		t.Errorf("evidence %d, dropped %q", len(f.Evidence), f.Facts["evidence_dropped"])
+	}
+	if f.Evidence[0].Text != writeTimeout(t0, "").Text {
+		t.Errorf("first evidence should be the trigger: %+v", f.Evidence[:2])
+	}
+	for i := 1; i < len(f.Evidence); i++ {
+		if f.Evidence[i].Time.Before(f.Evidence[i-1].Time) {
+			t.Errorf("evidence not in time order at %d", i)
+		}
+	}
+	if !strings.Contains(f.Summary, "stuck in CLOSING since 2026-08-23 10:40:00Z") || !strings.Contains(f.Summary, "51 close attempts") {
+		t.Errorf("summary: %s", f.Summary)
+	}
+	steps := strings.Join(f.Remediation, "\n")
+	for _, w := range []string{"ozone admin container info 12", "ozone admin container info 17", "on " + dnFQDN,
+		"ozone admin pipeline close " + pipeUUID, "ozone admin datanode decommission " + dnFQDN, group} {
+		if !strings.Contains(steps, w) {
+			t.Errorf("remediation lacks %q:\n%s", w, steps)
+		}
+	}
+}
+
+func TestWarningBeforeStuckAfterThenCritical(t *testing.T) {
+	// The trigger and the removal in CLOSING are certain at once: warning
+	// while younger than stuck-after.
+	thread := dnUUID + "-client-thread3"
+	sigs := []catalogue.Signal{writeTimeout(t0, thread), closeServer(t0.Add(time.Millisecond), thread),
+		removal(t0.Add(time.Minute), "CLOSING")}
+	f := only(t, feed(t, nil, t0.Add(3*time.Minute), sigs...))
+	if f.Severity != detectors.Warning || f.Confidence != detectors.High || f.Facts["stuck_for"] != "3m0s" {
+		t.Errorf("at 3m with stuck-after 5m: %v %v %v", f.Severity, f.Confidence, f.Facts["stuck_for"])
+	}
+	// With stuck-after 2h, 40 minutes are still a warning.
+	f = only(t, feed(t, map[string]string{"stuck-after": "2h"}, t0.Add(40*time.Minute), stuckLeader(40*time.Minute)...))
+	if f.Severity != detectors.Warning || f.Facts["stuck_after"] != "2h0m0s (option stuck-after)" {
+		t.Errorf("stuck-after 2h: %v %q", f.Severity, f.Facts["stuck_after"])
+	}
+}
+
+func TestEarlyEmissionEscalatesUnderSameKey(t *testing.T) {
+	var got []detectors.Finding
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	d, err := newDetector(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emit := func(f detectors.Finding) { got = append(got, f) }
+	ticked := false
+	for _, s := range stuckLeader(30 * time.Minute) {
+		// The clock passes the grace before the next signal arrives.
+		if tick := t0.Add(90 * time.Second); !ticked && s.Time.After(tick) {
+			d.Advance(tick, emit)
+			ticked = true
+		}
+		d.Advance(s.Time, emit)
+		d.Observe(&s, emit)
+	}
+	d.Flush(t0.Add(30*time.Minute), emit)
+	if len(got) < 3 {
+		t.Fatalf("want an early warning, an escalation and a final report, got %d", len(got))
+	}
+	if got[0].Severity != detectors.Warning || !got[0].Start.Equal(t0) {
+		t.Errorf("first emission: %v at %v", got[0].Severity, got[0].Start)
+	}
+	for _, f := range got {
+		if f.Key != got[0].Key {
+			t.Errorf("key changed: %q vs %q", f.Key, got[0].Key)
+		}
+	}
+	if last := got[len(got)-1]; last.Severity != detectors.Critical {
+		t.Errorf("last emission: %v", last.Severity)
+	}
+}
+
+func TestResolvesAfterRestart(t *testing.T) {
+	sigs := stuckLeader(25 * time.Minute)
+	up := t0.Add(27 * time.Minute)
+	sigs = append(sigs,
+		startup(up, "2.3.0-SNAPSHOT"),
+		failed(up.Add(9*time.Second), 12, "ServerNotReadyException", "STARTING"),
+		removal(up.Add(40*time.Second), "RUNNING"),
+		storageRemoved(up.Add(41*time.Second)),
+		pipelineClosed(up.Add(42*time.Second)))
+	f := only(t, feed(t, nil, t0.Add(2*time.Hour), sigs...))
+	if f.State != detectors.Resolved || !f.End.Equal(up.Add(41*time.Second)) || f.Severity != detectors.Critical {
+		t.Errorf("state %v end %v severity %v", f.State, f.End, f.Severity)
+	}
+	if f.Facts["datanode_restarted"] != up.Format(time.RFC3339) || !strings.Contains(f.Facts["resolved_by"], "storage was removed") {
+		t.Errorf("facts: %v", f.Facts)
+	}
+	if f.Facts["failed_close_attempts"] != "12" {
+		t.Errorf("the STARTING failure after the restart counted: %s", f.Facts["failed_close_attempts"])
+	}
+}
+
+func TestResolvesOnQuasiClose(t *testing.T) {
+	for name, done := range map[string]catalogue.Signal{
+		"container log names the group": quasiClosed(t0.Add(20*time.Minute), 14, group),
+		"close handler quasi-closes":    quasiClosed(t0.Add(20*time.Minute), 17, ""),
+		"close pipeline completes":      pipelineClosed(t0.Add(20 * time.Minute)),
+	} {
+		sigs := append(stuckLeader(19*time.Minute), done)
+		f := only(t, feed(t, nil, t0.Add(time.Hour), sigs...))
+		if f.State != detectors.Resolved || !f.End.Equal(t0.Add(20*time.Minute)) {
+			t.Errorf("%s: state %v end %v", name, f.State, f.End)
+		}
+	}
+	// A quasi-close of another group's container resolves nothing.
+	sigs := append(stuckLeader(19*time.Minute), quasiClosed(t0.Add(20*time.Minute), 99, "group-000000000001"))
+	if f := only(t, feed(t, nil, t0.Add(time.Hour), sigs...)); f.State != detectors.Firing {
+		t.Errorf("other group's quasi-close resolved the finding")
+	}
+}
+
+func TestFollowerWithoutThreadColumn(t *testing.T) {
+	// Layouts without %t: the timeout right before the close server names
+	// the Ratis path.
+	sigs := []catalogue.Signal{
+		writeTimeout(t0, ""), closeServer(t0.Add(time.Millisecond), ""), shutdown(t0.Add(2*time.Millisecond), ""),
+		failed(t0.Add(5*time.Minute), 12, "ServerNotReadyException", "CLOSING"),
+		failed(t0.Add(10*time.Minute), 12, "ServerNotReadyException", "CLOSING"),
+	}
+	f := only(t, feed(t, nil, t0.Add(15*time.Minute), sigs...))
+	if f.Confidence != detectors.High || f.Facts["trigger"] != "write-chunk timeout, then close server on Ratis thread (thread not logged)" ||
+		f.Facts["group_removal"] != "not in the logs" {
+		t.Errorf("%v %v", f.Confidence, f.Facts)
+	}
+	// Without the timeout before it, a thread-less close server is not the Ratis path.
+	if fs := feed(t, nil, t0.Add(15*time.Minute), closeServer(t0, ""), shutdown(t0.Add(time.Millisecond), "")); len(fs) != 0 {
+		t.Errorf("thread-less close server alone: %v", fs)
+	}
+	// A close server on a Ratis thread without the timeout line: named by the shutdown that follows.
+	thread := dnUUID + "-server-thread1"
+	f = only(t, feed(t, nil, t0.Add(15*time.Minute), closeServer(t0, thread), shutdown(t0.Add(time.Millisecond), thread)))
+	if f.Confidence != detectors.Medium || f.Entities.RaftGroups[0] != group || f.Facts["trigger"] != "close server on Ratis thread "+thread {
+		t.Errorf("%v %v", f.Confidence, f.Facts)
+	}
+	if first := f.Remediation[0]; !strings.HasPrefix(first, "Confirm on SCM: `ozone admin container list --state CLOSING`: the replica on dn3 (") {
+		t.Errorf("remediation without containers: %s", first)
+	}
+}
+
+func TestCloseFailuresOnly(t *testing.T) {
+	var sigs []catalogue.Signal
+	for i := 0; i < 6; i++ {
+		at := t0.Add(time.Duration(i) * 5 * time.Minute)
+		sigs = append(sigs, resend(at, 12, "CLOSING"), failed(at.Add(time.Second), 12, "ServerNotReadyException", "CLOSING"))
+	}
+	f := only(t, feed(t, nil, t0.Add(30*time.Minute), sigs...))
+	if f.Confidence != detectors.High || f.Facts["trigger"] != "not in the logs" || f.Facts["failed_close_attempts"] != "6" ||
+		!f.Start.Equal(t0.Add(time.Second)) || f.Facts["scm_close_commands"] != "6" {
+		t.Errorf("%v %v %v", f.Confidence, f.Start, f.Facts)
+	}
+	// Two failures only: medium.
+	f = only(t, feed(t, nil, t0.Add(30*time.Minute), sigs[:4]...))
+	if f.Confidence != detectors.Medium {
+		t.Errorf("two failures: %v", f.Confidence)
+	}
+	// A RejectedExecutionException names no group: it counts once an
+	// earlier failure tied the container to the group.
+	rej := failed(t0.Add(31*time.Minute), 12, "RejectedExecutionException", "")
+	f = only(t, feed(t, nil, t0.Add(35*time.Minute), append(sigs, rej)...))
+	if f.Facts["failed_close_rejected"] != "1" {
+		t.Errorf("rejected: %v", f.Facts)
+	}
+}
+
+func TestNearMissesStayQuiet(t *testing.T) {
+	ratis := dnUUID + "-client-thread3"
+	chunk := dnUUID + "-ChunkWriter-2-0"
+	cases := map[string][]catalogue.Signal{
+		"normal removal": {
+			removal(t0, "RUNNING"), shutdown(t0.Add(time.Millisecond), dnUUID+"-ClosePipelineCommandHandlerThread-0"),
+			storageRemoved(t0.Add(20 * time.Millisecond)), pipelineClosed(t0.Add(25 * time.Millisecond)),
+		},
+		"one STARTING failure after a restart": {
+			startup(t0, "2.3.0-SNAPSHOT"), failed(t0.Add(20*time.Second), 12, "ServerNotReadyException", "STARTING"),
+		},
+		"STARTING failures repeated": {
+			failed(t0, 12, "ServerNotReadyException", "STARTING"), failed(t0.Add(5*time.Minute), 12, "ServerNotReadyException", "STARTING"),
+		},
+		"other causes": {
+			failed(t0, 12, "", ""), failed(t0.Add(5*time.Minute), 12, "", ""),
+		},
+		"GroupMismatch race during a normal removal": {
+			removal(t0, "RUNNING"), failed(t0.Add(10*time.Millisecond), 12, "GroupMismatchException", ""),
+			storageRemoved(t0.Add(20 * time.Millisecond)), pipelineClosed(t0.Add(25 * time.Millisecond)),
+		},
+		"GroupMismatch just after the removal completed": {
+			removal(t0, "RUNNING"), storageRemoved(t0.Add(20 * time.Millisecond)),
+			failed(t0.Add(2*time.Second), 12, "GroupMismatchException", ""),
+			failed(t0.Add(3*time.Second), 14, "GroupMismatchException", ""),
+		},
+		"a single CLOSING failure": {
+			failed(t0, 12, "ServerNotReadyException", "CLOSING"),
+		},
+		"write-chunk timeout alone (2.2.0)": {
+			startup(t0.Add(-time.Hour), "2.2.0"), writeTimeout(t0, ratis),
+			removal(t0.Add(5*time.Minute), "RUNNING"), storageRemoved(t0.Add(5*time.Minute + time.Second)),
+		},
+		"close server on a ChunkWriter thread that completes": {
+			closeServer(t0, chunk), shutdown(t0.Add(time.Millisecond), chunk),
+			removal(t0.Add(4*time.Minute), "CLOSED"), storageRemoved(t0.Add(4*time.Minute + time.Second)),
+			pipelineClosed(t0.Add(4*time.Minute + 2*time.Second)),
+		},
+		"close on the Ratis thread that completes within the grace": {
+			writeTimeout(t0, ratis), closeServer(t0.Add(time.Millisecond), ratis), shutdown(t0.Add(2*time.Millisecond), ratis),
+			storageRemoved(t0.Add(20 * time.Second)),
+		},
+		"removal in CLOSING that completes within the grace": {
+			removal(t0, "CLOSING"), storageRemoved(t0.Add(3 * time.Second)),
+		},
+		"SCM resends alone": {
+			resend(t0, 12, "CLOSING"), resend(t0.Add(5*time.Minute), 12, "CLOSING"), resend(t0.Add(10*time.Minute), 12, "CLOSING"),
+		},
+	}
+	for name, sigs := range cases {
+		sortSignals(sigs)
+		if fs := feed(t, nil, t0.Add(2*time.Hour), sigs...); len(fs) != 0 {
+			t.Errorf("%s: %v", name, fs)
+		}
+	}
+}
+
+func TestOtherHostsAndGroupsAreSeparate(t *testing.T) {
+	sigs := stuckLeader(30 * time.Minute)
+	// A peer removes the same group normally; another host's R9 does not resolve dn3.
+	peer := removal(t0.Add(5*time.Minute+time.Second), "RUNNING")
+	peer.Host, peer.Peer = "dn1", "11111111-2222-3333-4444-555555555555"
+	done := storageRemoved(t0.Add(5*time.Minute + 2*time.Second))
+	done.Host = "dn1"
+	sigs = append(sigs, peer, done)
+	sortSignals(sigs)
+	f := only(t, feed(t, nil, t0.Add(30*time.Minute), sigs...))
+	if f.State != detectors.Firing || f.Entities.Hosts[0] != dnHost {
+		t.Errorf("%v %v", f.State, f.Entities.Hosts)
+	}
+}
+
+func TestBoundedState(t *testing.T) {
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	det, err := newDetector(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := det.(*detector)
+	emit := func(detectors.Finding) {}
+	for i := 0; i < 3*maxDivisions; i++ {
+		s := failed(t0.Add(time.Duration(i)*time.Second), uint64(i), "ServerNotReadyException", "CLOSING")
+		s.Group = fmt.Sprintf("group-%012X", i)
+		d.Observe(&s, emit)
+	}
+	if d.divisions.len() > maxDivisions || d.groupOf.len() > maxGroupMappings {
+		t.Errorf("divisions %d, mappings %d", d.divisions.len(), d.groupOf.len())
+	}
+}
+
+func TestBadOption(t *testing.T) {
+	for _, v := range []string{"soon", "0", "-5m"} {
+		if _, err := newDetector(&detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(),
+			Options: map[string]string{"stuck-after": v}}); err == nil {
+			t.Errorf("stuck-after=%q accepted", v)
+		}
+	}
+}
+
+func TestGroupID(t *testing.T) {
+	if g := groupID(pipeUUID); g != group {
+		t.Errorf("groupID(%s) = %s", pipeUUID, g)
+	}
+}
+
+func TestComposeServiceNameJoinsThroughUUID(t *testing.T) {
+	// The main log comes from a docker-compose capture ("datanode_3"), the
+	// dn-container log and SCM name the host.
+	sigs := stuckLeader(20 * time.Minute)
+	for i := range sigs {
+		if sigs[i].Host == dnHost {
+			sigs[i].Host = "datanode_3"
+		}
+	}
+	done := quasiClosed(t0.Add(21*time.Minute), 12, group)
+	done.Host = dnFQDN
+	f := only(t, feed(t, nil, t0.Add(time.Hour), append(sigs, done)...))
+	if f.State != detectors.Resolved || f.Facts["scm_close_commands"] != "6" || f.Entities.Datanodes[0].Host != dnFQDN {
+		t.Errorf("state %v, facts %v, datanodes %v", f.State, f.Facts, f.Entities.Datanodes)
+	}
+}
