@@ -1,0 +1,995 @@
+package bootstrapexit
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/site"
+)
+
+// Registration is the detector's registration.
+var Registration = detectors.Registration{Doc: doc(), New: newDetector}
+
+// Bounds on the detector's state.
+const (
+	maxHosts    = 64  // OM hosts followed
+	maxNodes    = 256 // OM node IDs whose host or leader-side lines are kept
+	maxAttempts = 32  // failed bootstraps followed at once
+	maxRecent   = 64  // ring-wide lines kept for attempts recognised later
+	maxPerList  = 8   // lines of one sort kept per host, node or attempt
+	maxOutLines = 8   // bootstrap errors kept per host from .out files
+)
+
+// defaultTolerance is how far apart two hosts' clocks may be.
+const defaultTolerance = 30 * time.Second
+
+// omHost is what is known about one OM host.
+type omHost struct {
+	name      string // as the bundle names it
+	ip        string // from STARTUP_MSG
+	run       *run   // the current OM process
+	outErrors []catalogue.Signal
+}
+
+// run is one OM process on a host, from its STARTUP_MSG.
+type run struct {
+	startup      *catalogue.Signal
+	bootstrap    bool
+	stop         *catalogue.Signal // RECEIVED SIGNAL or Terminating: the process did not end by itself
+	transitional *catalogue.Signal // "set configuration" with old != null listing the node (N15)
+	attempt      *attempt          // the failed bootstrap of this run
+}
+
+// attempt is one bootstrapping OM that exited after "Failed to Bootstrap OM.".
+type attempt struct {
+	host         string // host key
+	hostName     string
+	ip           string
+	node         string // learned lazily when unknown at the failure
+	startup      *catalogue.Signal
+	failed       catalogue.Signal
+	shutdown     *catalogue.Signal
+	transitional *catalogue.Signal
+	runStart     time.Time
+
+	// The ring's side, from the other OMs.
+	listed       map[string]bool // latest status per host that listed the node
+	firstListing []catalogue.Signal
+	lastListing  *catalogue.Signal
+	unlisting    *catalogue.Signal // a host that listed the node applied a configuration without it
+	remoteHas    *catalogue.Signal // N4 on a re-run
+	stepDowns    []catalogue.Signal
+	received     []catalogue.Signal // leader "receive setConfiguration" listing the node
+	covered      bool               // other OMs logged after the exit
+	termWithout  int64              // highest term of an applied configuration of another OM that does not list the node
+
+	reruns     []catalogue.Signal // later bootstrap runs of the host and their failures
+	resolution *catalogue.Signal
+	resolvedBy string
+	emitted    bool
+	closed     bool
+}
+
+// ringNode holds the leader-side lines naming one OM node.
+type ringNode struct {
+	submits  []catalogue.Signal // add requests (L1)
+	failures []catalogue.Signal // failed replies (L13)
+	added    []catalogue.Signal // successful adds (L15)
+	removed  []catalogue.Signal // remove requests and successful removes
+}
+
+type detector struct {
+	env    *detectors.Env
+	tol    time.Duration
+	tolSrc string
+
+	hosts     map[string]*omHost
+	hostOrder []string
+	nodeHost  map[string]string // node ID -> host key, from the OMs' own lines and peer lists
+	nodeOrder []string
+	ipHost    map[string]string // IP -> host key, from STARTUP_MSG
+	rings     map[string]*ringNode
+	ringOrder []string
+	recent    []catalogue.Signal // applied configurations, role changes, setConfiguration requests
+	attempts  []*attempt
+}
+
+func newDetector(env *detectors.Env) (detectors.Detector, error) {
+	d := &detector{env: env, tol: defaultTolerance, tolSrc: "default",
+		hosts: map[string]*omHost{}, nodeHost: map[string]string{}, ipHost: map[string]string{},
+		rings: map[string]*ringNode{}}
+	if v := env.Option("clock_tolerance", ""); v != "" {
+		t, err := time.ParseDuration(v)
+		if err != nil || t < 0 {
+			return nil, fmt.Errorf("option clock_tolerance %q: want a non-negative duration such as 30s", v)
+		}
+		d.tol, d.tolSrc = t, "option clock_tolerance"
+	}
+	return d, nil
+}
+
+// hostKey names a host the same way whether it comes from a file name
+// ("om4.example.com"), a message or a docker-compose service ("om4_1").
+func hostKey(h string) string {
+	h = strings.ToLower(detectors.ShortHost(strings.TrimSpace(h)))
+	if i := strings.LastIndexByte(h, '_'); i > 0 {
+		if _, err := strconv.Atoi(h[i+1:]); err == nil {
+			h = h[:i]
+		}
+	}
+	return h
+}
+
+func (d *detector) host(name string) *omHost {
+	k := hostKey(name)
+	if h, ok := d.hosts[k]; ok {
+		return h
+	}
+	if len(d.hostOrder) >= maxHosts {
+		delete(d.hosts, d.hostOrder[0])
+		d.hostOrder = d.hostOrder[1:]
+	}
+	h := &omHost{name: name}
+	d.hosts[k] = h
+	d.hostOrder = append(d.hostOrder, k)
+	return h
+}
+
+func (d *detector) learnNode(node, host string) {
+	if node == "" || host == "" {
+		return
+	}
+	k := hostKey(host)
+	if hk, ok := d.ipHost[host]; ok { // an address printed as an IP
+		k = hk
+	}
+	if _, ok := d.nodeHost[node]; !ok {
+		if len(d.nodeOrder) >= maxNodes {
+			delete(d.nodeHost, d.nodeOrder[0])
+			d.nodeOrder = d.nodeOrder[1:]
+		}
+		d.nodeOrder = append(d.nodeOrder, node)
+	}
+	d.nodeHost[node] = k
+}
+
+func (d *detector) ring(node string) *ringNode {
+	if r, ok := d.rings[node]; ok {
+		return r
+	}
+	if len(d.ringOrder) >= maxNodes {
+		delete(d.rings, d.ringOrder[0])
+		d.ringOrder = d.ringOrder[1:]
+	}
+	r := &ringNode{}
+	d.rings[node] = r
+	d.ringOrder = append(d.ringOrder, node)
+	return r
+}
+
+// nodeOf returns the OM node ID of an attempt's host, or "".
+func (d *detector) nodeOf(a *attempt) string {
+	if a.node != "" {
+		return a.node
+	}
+	for _, node := range d.nodeOrder {
+		if d.nodeHost[node] == a.host {
+			a.node = node
+			return node
+		}
+	}
+	if n := d.env.Identity.OMOnHost(a.hostName); n != "" {
+		a.node = n
+	}
+	return a.node
+}
+
+// isOM reports whether a signal comes from an OM.
+func (d *detector) isOM(s *catalogue.Signal) bool {
+	if s.Component == parsers.ComponentOM {
+		return true
+	}
+	_, ok := d.hosts[hostKey(s.Host)]
+	return ok && s.Component == parsers.ComponentUnknown
+}
+
+func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
+	switch s.Kind {
+	case catalogue.StartupMsg:
+		if s.Attrs["service"] == "OzoneManager" {
+			d.startup(s, emit)
+		}
+		return
+	case catalogue.OMBootstrapError:
+		h := d.host(s.Host)
+		if len(h.outErrors) < maxOutLines {
+			h.outErrors = append(h.outErrors, *s)
+		}
+		return
+	}
+	if !d.isOM(s) {
+		return
+	}
+	d.learn(s)
+	for _, a := range d.attempts {
+		if !a.closed && hostKey(s.Host) != a.host && s.Time.After(a.failed.Time.Add(d.tol)) {
+			a.covered = true
+		}
+	}
+	h := d.host(s.Host)
+	switch s.Kind {
+	case catalogue.SignalReceived, catalogue.Terminating:
+		if h.run == nil { // STARTUP_MSG not in the bundle
+			h.run = &run{}
+		}
+		if h.run.stop == nil {
+			h.run.stop = clone(s)
+		}
+	case catalogue.OMBootstrapFailed:
+		d.failed(h, s, emit)
+	case catalogue.ShutdownMsg:
+		if svc := s.Attrs["service"]; svc != "" && svc != "OzoneManager" {
+			return
+		}
+		if h.run != nil && h.run.attempt != nil && h.run.attempt.shutdown == nil && h.run.stop == nil {
+			h.run.attempt.shutdown = clone(s)
+		}
+		h.run = nil
+	case catalogue.OMBootstrapped:
+		if a := d.open(hostKey(s.Host)); a != nil && a.failed.Time.Before(s.Time) {
+			d.resolve(a, s, "the OM was bootstrapped again and joined the ring", emit)
+		}
+	case catalogue.OMRemoteHasBootstrapNode:
+		if a := d.open(hostKey(s.Host)); a != nil {
+			a.remoteHas = clone(s)
+			d.evaluate(a, emit)
+		}
+	case catalogue.OMRaftConfSet:
+		if s.Attrs["transitional"] == "true" {
+			if h.run != nil && h.run.transitional == nil && h.run.attempt == nil {
+				h.run.transitional = clone(s)
+			}
+			return
+		}
+		d.ringWide(s, emit)
+	case catalogue.OMConfChanged, catalogue.OMRoleChanged, catalogue.OMSetConfReceived:
+		d.ringWide(s, emit)
+	case catalogue.OMPeerChangeSubmitted, catalogue.OMPeerChangeFailed, catalogue.OMPeerChanged:
+		d.leaderSide(s, emit)
+	}
+}
+
+// learn records the node ID <-> host pairs a signal shows.
+func (d *detector) learn(s *catalogue.Signal) {
+	switch s.Kind {
+	case catalogue.OMRatisStarting, catalogue.OMStopping, catalogue.OMBootstrapped, catalogue.OMRemoteHasBootstrapNode:
+		d.learnNode(s.OMNode, s.Host) // the OM logs these about itself
+	case catalogue.OMRaftConfSet, catalogue.OMRoleChanged, catalogue.OMSetConfReceived:
+		d.learnNode(s.Peer, s.Host) // the member ID of the logging OM
+	case catalogue.OMPeerChangeSubmitted:
+		d.learnNode(s.Attrs["leader"], s.Host)
+		if h := s.Attrs["omhost"]; h != "" {
+			d.learnNode(s.OMNode, h)
+		}
+	}
+	if pl := s.Attrs["peerlist"]; pl != "" {
+		for _, p := range catalogue.ParsePeerAddresses(pl) {
+			if h := p.Host(); h != "" {
+				if _, known := d.nodeHost[p.ID]; !known {
+					d.learnNode(p.ID, h)
+				}
+			}
+		}
+	}
+}
+
+func (d *detector) startup(s *catalogue.Signal, emit detectors.Emit) {
+	h := d.host(s.Host)
+	if ip := s.Attrs["ip"]; ip != "" {
+		h.ip = ip
+		d.ipHost[ip] = hostKey(s.Host)
+	}
+	bootstrap := strings.Contains(s.Attrs["args"], "--bootstrap")
+	h.run = &run{startup: clone(s), bootstrap: bootstrap}
+	a := d.open(hostKey(s.Host))
+	if a == nil || !s.Time.After(a.failed.Time) {
+		return
+	}
+	if bootstrap {
+		a.reruns = appendBounded(a.reruns, *s)
+		return
+	}
+	d.resolve(a, s, "the OM was started again without --bootstrap", emit)
+}
+
+// failed handles "Failed to Bootstrap OM." on host h.
+func (d *detector) failed(h *omHost, s *catalogue.Signal, emit detectors.Emit) {
+	if h.run == nil { // STARTUP_MSG not in the bundle: the line itself says it was a bootstrap
+		h.run = &run{bootstrap: true}
+	}
+	r := h.run
+	if r.stop != nil || r.attempt != nil {
+		return // stopped by a signal or an exit of its own: not this defect
+	}
+	if a := d.open(hostKey(s.Host)); a != nil {
+		a.reruns = appendBounded(a.reruns, *s) // a re-run of --bootstrap failed too: still down
+		r.attempt = a
+		return
+	}
+	a := &attempt{host: hostKey(s.Host), hostName: s.Host, ip: h.ip, startup: r.startup, failed: *s,
+		transitional: r.transitional, listed: map[string]bool{}, runStart: s.Time}
+	if r.startup != nil {
+		a.runStart = r.startup.Time
+	}
+	r.attempt = a
+	if len(d.attempts) >= maxAttempts {
+		d.attempts = d.attempts[1:]
+	}
+	d.attempts = append(d.attempts, a)
+	for i := range d.recent {
+		if !d.recent[i].Time.Before(a.runStart.Add(-d.tol)) {
+			d.update(a, &d.recent[i])
+		}
+	}
+	d.evaluate(a, emit)
+}
+
+// open returns the attempt of a host that is neither resolved nor closed.
+func (d *detector) open(host string) *attempt {
+	for i := len(d.attempts) - 1; i >= 0; i-- {
+		if a := d.attempts[i]; a.host == host && !a.closed {
+			return a
+		}
+	}
+	return nil
+}
+
+// ringWide handles applied configurations, role changes and setConfiguration
+// requests: kept for later attempts and applied to the open ones.
+func (d *detector) ringWide(s *catalogue.Signal, emit detectors.Emit) {
+	if len(d.recent) >= maxRecent {
+		d.recent = d.recent[1:]
+	}
+	d.recent = append(d.recent, *s)
+	for _, a := range d.attempts {
+		if !a.closed && !s.Time.Before(a.runStart.Add(-d.tol)) {
+			d.update(a, s)
+			d.evaluate(a, emit)
+		}
+	}
+}
+
+// update applies one ring-wide line to an attempt.
+func (d *detector) update(a *attempt, s *catalogue.Signal) {
+	self := hostKey(s.Host) == a.host
+	switch s.Kind {
+	case catalogue.OMConfChanged, catalogue.OMRaftConfSet:
+		k := hostKey(s.Host)
+		if d.lists(a, s) {
+			if _, seen := a.listed[k]; !seen && len(a.firstListing) < maxPerList {
+				a.firstListing = append(a.firstListing, *s)
+			}
+			a.lastListing = clone(s)
+			if !self && len(a.listed) < maxHosts {
+				a.listed[k] = true // the exited OM's own lines never unlist it
+			} else if self {
+				a.listed[k] = false
+			}
+		} else if !self {
+			if listed, seen := a.listed[k]; seen && listed {
+				a.listed[k] = false
+				a.unlisting = clone(s)
+			}
+			if s.Kind == catalogue.OMConfChanged && s.Term > a.termWithout {
+				a.termWithout = s.Term
+			}
+		}
+	case catalogue.OMRoleChanged:
+		if strings.TrimSpace(s.State) == "LEADER" && s.Attrs["to"] != "LEADER" &&
+			!s.Time.After(a.failed.Time.Add(d.tol)) {
+			a.stepDowns = appendBounded(a.stepDowns, *s)
+		}
+	case catalogue.OMSetConfReceived:
+		if d.listsID(a, s.Peers) {
+			a.received = appendBounded(a.received, *s)
+		}
+	}
+}
+
+// lists reports whether a configuration line's peers include the attempt's
+// OM, by node ID or by address.
+func (d *detector) lists(a *attempt, s *catalogue.Signal) bool {
+	node := d.nodeOf(a)
+	for _, p := range catalogue.ParsePeerAddresses(s.Attrs["peerlist"]) {
+		if node != "" && p.ID == node {
+			return true
+		}
+		if h := p.Host(); h != "" && (hostKey(h) == a.host || (a.ip != "" && h == a.ip)) {
+			return true
+		}
+	}
+	return d.listsID(a, s.Peers)
+}
+
+func (d *detector) listsID(a *attempt, peers []string) bool {
+	node := d.nodeOf(a)
+	if node == "" {
+		return false
+	}
+	for _, p := range peers {
+		if p == node {
+			return true
+		}
+	}
+	return false
+}
+
+// leaderSide handles the leader's lines that name the node they are about.
+func (d *detector) leaderSide(s *catalogue.Signal, emit detectors.Emit) {
+	if s.OMNode == "" {
+		return
+	}
+	r := d.ring(s.OMNode)
+	switch {
+	case s.Kind == catalogue.OMPeerChangeSubmitted && s.Attrs["op"] == "add":
+		r.submits = appendBounded(r.submits, *s)
+	case s.Kind == catalogue.OMPeerChangeFailed && s.Attrs["op"] == "add":
+		r.failures = appendBounded(r.failures, *s)
+	case s.Kind == catalogue.OMPeerChanged && s.Attrs["op"] == "add":
+		r.added = appendBounded(r.added, *s)
+	case s.Attrs["op"] == "remove":
+		r.removed = appendBounded(r.removed, *s)
+	}
+	for _, a := range d.attempts {
+		if !a.closed && d.nodeOf(a) == s.OMNode {
+			d.evaluate(a, emit)
+		}
+	}
+}
+
+// since returns the lines of xs at or after t.
+func since(xs []catalogue.Signal, t time.Time) []catalogue.Signal {
+	var out []catalogue.Signal
+	for _, x := range xs {
+		if !x.Time.Before(t) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// ringState says what the ring shows about an attempt's OM: whether an
+// applied configuration (or the leader's "add OM") lists it, and whether it
+// was removed again afterwards.
+func (d *detector) ringState(a *attempt) (listed bool, listedAt time.Time, removal *catalogue.Signal) {
+	from := a.runStart.Add(-d.tol)
+	if a.lastListing != nil {
+		listed, listedAt = true, a.firstListing[0].Time
+	}
+	var r *ringNode
+	if node := d.nodeOf(a); node != "" {
+		r = d.rings[node]
+	}
+	if r != nil {
+		if added := since(r.added, from); len(added) > 0 {
+			if !listed || added[0].Time.Before(listedAt) {
+				listedAt = added[0].Time
+			}
+			listed = true
+		}
+	}
+	if a.remoteHas != nil && !listed {
+		listed, listedAt = true, a.remoteHas.Time
+	}
+	if !listed {
+		return false, time.Time{}, nil
+	}
+	if r != nil {
+		for i := range r.removed {
+			if x := &r.removed[i]; x.Kind == catalogue.OMPeerChanged && x.Time.After(listedAt) {
+				return true, listedAt, x
+			}
+		}
+	}
+	if a.unlisting != nil {
+		for _, v := range a.listed {
+			if v {
+				return true, listedAt, nil
+			}
+		}
+		return true, listedAt, a.unlisting
+	}
+	return true, listedAt, nil
+}
+
+// evaluate emits or resolves an attempt's finding once the ring shows it.
+func (d *detector) evaluate(a *attempt, emit detectors.Emit) {
+	if a.closed {
+		return
+	}
+	listed, _, removal := d.ringState(a)
+	if !listed {
+		return
+	}
+	if removal != nil {
+		d.resolve(a, removal, "the ring no longer lists the node (decommissioned)", emit)
+		return
+	}
+	if !a.emitted {
+		a.emitted = true
+		emit(d.finding(a, detectors.Critical, a.failed.Time))
+	}
+}
+
+// resolve closes an attempt: the OM is running again or no longer a voter.
+func (d *detector) resolve(a *attempt, s *catalogue.Signal, why string, emit detectors.Emit) {
+	if a.closed {
+		return
+	}
+	a.resolution, a.resolvedBy = clone(s), why
+	a.closed = true
+	listed, listedAt, _ := d.ringState(a)
+	if a.emitted || (listed && listedAt.Before(s.Time.Add(d.tol))) {
+		a.emitted = true
+		f := d.finding(a, detectors.Critical, s.Time)
+		f.State = detectors.Resolved
+		emit(f)
+	}
+}
+
+func (d *detector) Advance(time.Time, detectors.Emit) {}
+
+func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+	for _, a := range d.attempts {
+		if a.closed {
+			continue
+		}
+		d.evaluate(a, emit)
+		if a.closed {
+			continue
+		}
+		if a.emitted {
+			emit(d.finding(a, detectors.Critical, end))
+			continue
+		}
+		if d.ringShown(a) {
+			continue // the other OMs logged after the exit and none listed the node
+		}
+		if _, benign, _ := d.failure(a); benign {
+			continue
+		}
+		emit(d.finding(a, detectors.Warning, end))
+	}
+}
+
+// ringShown reports whether the bundle shows the ring after the exit: other
+// OMs logged later than the exit (beyond the clock tolerance), or applied a
+// configuration of a term after the leader's step-down (whatever the clocks).
+func (d *detector) ringShown(a *attempt) bool {
+	if a.covered {
+		return true
+	}
+	for _, s := range a.stepDowns {
+		if a.termWithout > s.Term {
+			return true
+		}
+	}
+	return false
+}
+
+// failure describes why the bootstrap failed, from the .out file's error
+// and the leader's reply: a label, whether it is a failure that leaves the
+// ring unchanged, and whether it is one that usually changes it anyway.
+func (d *detector) failure(a *attempt) (label string, benign, indicative bool) {
+	if e := d.bootstrapError(a); e != nil {
+		code, msg := e.Attrs["code"], e.Reason
+		switch {
+		case strings.Contains(msg, "Reconfiguration is already in progress"):
+			return "Reconfiguration is already in progress", false, true
+		case strings.Contains(msg, "NOPROGRESS") || strings.Contains(msg, "ConfigurationStagingState"):
+			return "staging the new peer failed (NOPROGRESS)", true, false
+		case code == "LEADER_UNDETERMINED" || code == "LEADER_NOT_READY" || code == "RATIS_NOT_ENABLED":
+			return code, true, false
+		case strings.Contains(msg, "Failed to add OM"):
+			if r := d.leaderFailure(a); r != nil && r.Reason != "" {
+				return "the leader's SetConfiguration reply failed with " + r.Reason, false, true
+			}
+			return "the leader's SetConfiguration reply failed", false, true
+		}
+		return code + ": " + msg, false, false
+	}
+	if r := d.leaderFailure(a); r != nil {
+		if r.Reason != "" {
+			return "the leader's SetConfiguration reply failed with " + r.Reason, false, true
+		}
+		return "the leader's SetConfiguration reply failed", false, true
+	}
+	return "reason not in the bundle (the .out file holds it)", false, false
+}
+
+func (d *detector) leaderFailure(a *attempt) *catalogue.Signal {
+	node := d.nodeOf(a)
+	if node == "" || d.rings[node] == nil {
+		return nil
+	}
+	fs := since(d.rings[node].failures, a.runStart.Add(-d.tol))
+	for i := range fs {
+		if !fs[i].Time.After(a.failed.Time.Add(d.tol)) {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+var outRotationRe = regexp.MustCompile(`\.out(?:[.-](\d+))?(?:\.gz)?$`)
+
+// bootstrapError returns the .out file's bootstrap error for an attempt:
+// the one from the newest .out file (lowest rotation index), last in it.
+func (d *detector) bootstrapError(a *attempt) *catalogue.Signal {
+	h, ok := d.hosts[a.host]
+	if !ok {
+		return nil
+	}
+	var best *catalogue.Signal
+	bestRot := -1
+	for i := range h.outErrors {
+		e := &h.outErrors[i]
+		rot := 0
+		if m := outRotationRe.FindStringSubmatch(e.Origin.File); m != nil && m[1] != "" {
+			rot, _ = strconv.Atoi(m[1])
+		}
+		if best == nil || rot < bestRot || (rot == bestRot && e.Origin.Line >= best.Origin.Line) {
+			best, bestRot = e, rot
+		}
+	}
+	return best
+}
+
+// clone copies a signal the detector keeps beyond the Observe call.
+func clone(s *catalogue.Signal) *catalogue.Signal {
+	c := *s
+	return &c
+}
+
+func appendBounded(xs []catalogue.Signal, s catalogue.Signal) []catalogue.Signal {
+	if len(xs) >= maxPerList {
+		// keep the first line and the most recent ones
+		copy(xs[1:], xs[2:])
+		xs = xs[:len(xs)-1]
+	}
+	return append(xs, s)
+}
+
+const stamp = "2006-01-02 15:04:05"
+
+// finding renders an attempt.
+func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) detectors.Finding {
+	node := d.nodeOf(a)
+	nodeName := node
+	if nodeName == "" {
+		nodeName = "<node-id>"
+	}
+	listed, listedAt, _ := d.ringState(a)
+	label, _, indicative := d.failure(a)
+	var r *ringNode
+	if node != "" {
+		r = d.rings[node]
+	}
+	from := a.runStart.Add(-d.tol)
+
+	f := detectors.Finding{
+		Key:      nodeName + "@" + a.host + "/" + a.failed.Time.UTC().Format(time.RFC3339),
+		Severity: sev,
+		Start:    a.failed.Time,
+		End:      end,
+		State:    detectors.Firing,
+		Facts:    map[string]string{},
+	}
+	facts := f.Facts
+	facts["clock_tolerance"] = d.tol.String() + " (" + d.tolSrc + ")"
+	facts["om_node"] = nodeName
+	facts["om_host"] = a.hostName
+	facts["om_address"] = d.address(a, r)
+	facts["exit_time"] = a.failed.Time.Format(stamp)
+	facts["failure"] = label
+	facts["heartbeat_metric"] = "ratis_server_" + metricName(nodeName) + "_lastHeartbeatElapsedTime"
+	facts["om_service_id"] = d.serviceID(a)
+	version := d.env.Identity.Version(a.hostName)
+	if a.startup != nil {
+		facts["bootstrap_args"] = "[" + a.startup.Attrs["args"] + "]"
+		if a.startup.Version != "" {
+			version = a.startup.Version
+		}
+	}
+	if version != "" {
+		facts["ozone_version"] = version
+	}
+	if a.shutdown != nil {
+		facts["exit"] = "SHUTDOWN_MSG at " + a.shutdown.Time.Format(stamp) + " with no RECEIVED SIGNAL or Terminating line before it"
+	} else {
+		facts["exit"] = "no SHUTDOWN_MSG in the bundle; the OM exits after \"Failed to Bootstrap OM.\""
+	}
+	if e := d.bootstrapError(a); e != nil {
+		facts["error_code"] = e.Attrs["code"]
+		facts["error_message"] = e.Reason
+	}
+
+	hosts := []string{a.hostName}
+	nodes := []string{}
+	if node != "" {
+		nodes = append(nodes, node)
+	}
+	var groups []string
+	addGroup := func(g string) {
+		if g != "" && !contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	addHost := func(h string) {
+		for _, x := range hosts {
+			if hostKey(x) == hostKey(h) {
+				return
+			}
+		}
+		hosts = append(hosts, h)
+	}
+
+	var ev []catalogue.Signal
+	if a.startup != nil {
+		ev = append(ev, *a.startup)
+	}
+	if a.transitional != nil {
+		ev = append(ev, *a.transitional)
+		addGroup(a.transitional.Group)
+	}
+	if r != nil {
+		subs := since(r.submits, from)
+		ev = append(ev, subs...)
+		if len(subs) > 0 {
+			leader := subs[0].Attrs["leader"]
+			facts["leader"] = leader + " (" + subs[0].Host + ")"
+			addHost(subs[0].Host)
+			if leader != "" && !contains(nodes, leader) {
+				nodes = append(nodes, leader)
+			}
+			addGroup(subs[0].Group)
+		}
+		fails := since(r.failures, from)
+		ev = append(ev, fails...)
+		for _, x := range fails {
+			addGroup(x.Group)
+		}
+	}
+	ev = append(ev, a.received...)
+	for _, s := range a.stepDowns {
+		ev = append(ev, s)
+		if facts["leader_step_down"] == "" {
+			facts["leader_step_down"] = s.Peer + " at " + s.Time.Format(stamp) + " for " + s.Reason
+		}
+	}
+	ev = append(ev, a.failed)
+	h := d.hosts[a.host]
+	if h != nil {
+		ev = append(ev, h.outErrors...)
+	}
+	if a.shutdown != nil {
+		ev = append(ev, *a.shutdown)
+	}
+	if r != nil {
+		ev = append(ev, since(r.added, from)...)
+	}
+	var listedBy []string
+	for _, s := range a.firstListing {
+		ev = append(ev, s)
+		if hostKey(s.Host) != a.host {
+			addHost(s.Host)
+			listedBy = append(listedBy, s.Host)
+		}
+		addGroup(s.Group)
+	}
+	if a.lastListing != nil && (len(a.firstListing) == 0 || a.lastListing.Origin != a.firstListing[len(a.firstListing)-1].Origin) {
+		ev = append(ev, *a.lastListing)
+	}
+	if a.remoteHas != nil {
+		ev = append(ev, *a.remoteHas)
+	}
+	ev = append(ev, a.reruns...)
+	if a.unlisting != nil {
+		ev = append(ev, *a.unlisting)
+	}
+	if r != nil {
+		ev = append(ev, since(r.removed, from)...)
+	}
+	if a.resolution != nil && !containsOrigin(ev, a.resolution) {
+		ev = append(ev, *a.resolution)
+	}
+	if len(a.firstListing) > 0 {
+		c := a.firstListing[0]
+		desc := "applied at " + c.Time.Format(stamp) + " on " + c.Host
+		if c.Kind == catalogue.OMConfChanged {
+			desc += fmt.Sprintf(" (term %d, index %d)", c.Term, c.Index)
+		} else {
+			desc += fmt.Sprintf(" (index %d)", c.Index)
+		}
+		facts["committed_configuration"] = desc + ": " + strings.Join(c.Peers, ", ")
+	}
+	switch {
+	case listed:
+		facts["ring"] = "lists " + nodeName
+	case d.ringShown(a):
+		facts["ring"] = "does not list " + nodeName
+	default:
+		facts["ring"] = "unknown"
+	}
+	if len(listedBy) > 0 {
+		facts["listed_by"] = strings.Join(listedBy, ", ")
+	}
+	if len(a.reruns) > 0 {
+		facts["bootstrap_reruns"] = strconv.Itoa(countKind(a.reruns, catalogue.StartupMsg))
+	}
+
+	// Confidence.
+	switch {
+	case sev == detectors.Critical && a.shutdown != nil && (len(listedBy) > 0 || (r != nil && len(since(r.added, from)) > 0)):
+		f.Confidence = detectors.High
+	case sev == detectors.Critical:
+		f.Confidence = detectors.Medium
+	case indicative || a.transitional != nil:
+		f.Confidence = detectors.Medium
+	default:
+		f.Confidence = detectors.Low
+	}
+
+	// Summary.
+	what := "OM " + nodeName + " on " + a.hostName
+	if node == "" {
+		what = "The OM on " + a.hostName
+	}
+	exit := fmt.Sprintf("%s exited at %s after `ozone om --bootstrap` failed (%s)", what, a.failed.Time.Format(stamp), label)
+	if sev == detectors.Warning {
+		f.Summary = exit + "; the bundle does not show the other OMs after the exit, so it cannot tell whether the ring committed it as a voter. " +
+			"Check the other OMs' notifyConfigurationChanged peer lists."
+	} else {
+		by := "the ring"
+		if len(listedBy) > 0 {
+			by = strings.Join(listedBy, ", ")
+		}
+		how := fmt.Sprintf("%s applied a configuration listing it at %s", by, listedAt.Format(stamp))
+		if len(listedBy) == 0 && r != nil && len(since(r.added, from)) > 0 {
+			x := since(r.added, from)[0]
+			how = fmt.Sprintf("the leader on %s logged \"add OM %s in Ratis group\" at %s", x.Host, nodeName, x.Time.Format(stamp))
+		} else if len(listedBy) == 0 && a.remoteHas != nil {
+			how = fmt.Sprintf("a re-run of the bootstrap found it already in %s's peers at %s", a.remoteHas.Attrs["remote"], a.remoteHas.Time.Format(stamp))
+		}
+		f.Summary = exit + ", but the ring committed it as a voter: " + how + ". The ring has a voter that is down."
+	}
+	if a.resolution != nil {
+		f.State = detectors.Resolved
+		f.End = a.resolution.Time
+		f.Summary += fmt.Sprintf(" Resolved at %s: %s.", a.resolution.Time.Format(stamp), a.resolvedBy)
+		facts["resolved_by"] = a.resolvedBy
+	}
+
+	f.Entities = detectors.Entities{Hosts: hosts, OMNodes: nodes, RaftGroups: groups}
+	f.Evidence, facts["evidence_dropped"] = evidence(ev, a.failed.Time)
+	if facts["evidence_dropped"] == "0" {
+		delete(facts, "evidence_dropped")
+	}
+	return f
+}
+
+// evidence orders lines by time (untimed .out lines at the failure), file
+// and line, without duplicates, and keeps the first and the latest ones.
+func evidence(sigs []catalogue.Signal, untimedAt time.Time) ([]detectors.Evidence, string) {
+	at := func(s catalogue.Signal) time.Time {
+		if s.Time.IsZero() {
+			return untimedAt
+		}
+		return s.Time
+	}
+	sort.SliceStable(sigs, func(i, j int) bool {
+		ti, tj := at(sigs[i]), at(sigs[j])
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		if sigs[i].Origin.File != sigs[j].Origin.File {
+			return sigs[i].Origin.File < sigs[j].Origin.File
+		}
+		return sigs[i].Origin.Line < sigs[j].Origin.Line
+	})
+	var out []detectors.Evidence
+	seen := map[parsers.Origin]bool{}
+	for i := range sigs {
+		if seen[sigs[i].Origin] {
+			continue
+		}
+		seen[sigs[i].Origin] = true
+		out = append(out, detectors.EvidenceOf(&sigs[i]))
+	}
+	dropped := 0
+	if len(out) > detectors.MaxEvidence {
+		dropped = len(out) - detectors.MaxEvidence
+		head := detectors.MaxEvidence / 2
+		out = append(out[:head:head], out[len(out)-(detectors.MaxEvidence-head):]...)
+	}
+	return out, strconv.Itoa(dropped)
+}
+
+// address returns the new OM's host name as the ring knows it: from the
+// leader's add request, else its STARTUP_MSG, else the bundle's host name.
+func (d *detector) address(a *attempt, r *ringNode) string {
+	if r != nil {
+		for _, x := range since(r.submits, a.runStart.Add(-d.tol)) {
+			if h := x.Attrs["omhost"]; h != "" {
+				return h
+			}
+		}
+	}
+	if a.startup != nil && a.startup.Attrs["hostname"] != "" {
+		return a.startup.Attrs["hostname"]
+	}
+	return a.hostName
+}
+
+// serviceID returns the OM service ID from the bootstrap run's STARTUP_MSG
+// conf or the cluster settings.
+func (d *detector) serviceID(a *attempt) string {
+	if a.startup != nil && a.startup.Attrs["conf"] != "" {
+		if v := site.ParseStartupConf(a.startup.Attrs["conf"])["ozone.om.service.ids"]; v != "" {
+			return v
+		}
+	}
+	if d.env.Settings != nil {
+		if v, _, ok := d.env.Settings.Get("ozone.om.service.ids"); ok && v != "" {
+			return v
+		}
+	}
+	return "<om-service-id>"
+}
+
+// metricName sanitises a peer ID as the Ratis Dropwizard export does
+// ("omNode-bootstrap-1" -> "omNode_bootstrap_1").
+func metricName(id string) string {
+	b := []byte(id)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func containsOrigin(xs []catalogue.Signal, s *catalogue.Signal) bool {
+	for _, x := range xs {
+		if x.Origin == s.Origin && x.Kind == s.Kind {
+			return true
+		}
+	}
+	return false
+}
+
+func countKind(xs []catalogue.Signal, k catalogue.Kind) int {
+	n := 0
+	for _, x := range xs {
+		if x.Kind == k {
+			n++
+		}
+	}
+	return n
+}
