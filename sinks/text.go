@@ -11,6 +11,10 @@ import (
 
 type textSink struct{ w io.Writer }
 
+// textEvidence is how many evidence lines a terminal report shows per
+// finding: the first and the last half of them.
+const textEvidence = 10
+
 // Write renders the report for a terminal: findings first, then coverage.
 func (s textSink) Write(r *Report) error {
 	w := bufio.NewWriter(s.w)
@@ -28,8 +32,15 @@ func (s textSink) Write(r *Report) error {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 		fmt.Fprintf(w, "    evidence (%d):\n", len(f.Evidence))
-		for _, e := range f.Evidence {
-			fmt.Fprintf(w, "      %s %s %s:%d\n        %s\n", stamp(e.Time), e.Host, e.File, e.Line, e.Text)
+		for j, e := range f.Evidence {
+			if j == textEvidence/2 && len(f.Evidence) > textEvidence {
+				fmt.Fprintf(w, "      ... %d more lines (all of them with --format json or markdown)\n", len(f.Evidence)-textEvidence)
+				j = len(f.Evidence) - textEvidence/2
+			}
+			if j >= textEvidence/2 && j < len(f.Evidence)-textEvidence/2 {
+				continue
+			}
+			fmt.Fprintf(w, "      %s %s %s:%d\n        %s\n", stamp(e.Time), e.Host, e.File, e.Line, clip(e.Text, 400))
 		}
 		fmt.Fprintln(w, "    remediation:")
 		for j, step := range f.Remediation {
@@ -117,4 +128,12 @@ func writeCoverageText(w io.Writer, c analysis.Coverage) {
 
 func indent(s, prefix string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
+
+// clip shortens s to n bytes for a terminal.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + " …"
 }

@@ -420,10 +420,14 @@ func (r *run) finishCoverage() Coverage {
 		if name == "" {
 			name = "(unknown host)"
 		}
-		hc, ok := hosts[name]
+		// "scm1" (a directory) and "scm1.example.com" (a file name) are one host.
+		hc, ok := hosts[detectors.ShortHost(name)]
 		if !ok {
 			hc = &HostCoverage{Host: name}
-			hosts[name] = hc
+			hosts[detectors.ShortHost(name)] = hc
+		}
+		if len(name) > len(hc.Host) {
+			hc.Host = name
 		}
 		hc.Files++
 		hc.Records += fc.Records

@@ -77,9 +77,9 @@ func TestParsers(t *testing.T) {
 		t.Errorf("pipeline: %q", got)
 	}
 	for in, want := range map[string][]string{
-		"peers:[omNode-1|om1:9872, omNode-4|om4:9872]|listeners:[]":                      {"omNode-1", "omNode-4"},
+		"peers:[omNode-1|om1:9872, omNode-4|om4:9872]|listeners:[]":                       {"omNode-1", "omNode-4"},
 		"[omNode-1|rpc:om1:9872|admin:|client:|dataStream:|priority:1, omNode-2|rpc:om2]": {"omNode-1", "omNode-2"},
-		"omNode-1(om1:9872), omNode-2(om2:9872)":                                         {"omNode-1", "omNode-2"},
+		"omNode-1(om1:9872), omNode-2(om2:9872)":                                          {"omNode-1", "omNode-2"},
 	} {
 		got := ParsePeers(in)
 		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+	"golang.org/x/term"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/sinks"
+)
+
+func newAnalyzeCmd(v *viper.Viper) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "analyze [flags] PATH...",
+		Short: "Analyse log bundles: directories, .tar, .tar.gz/.tgz, .zip, .gz or single files",
+		Long: `Analyse log bundles collected from an Ozone cluster. PATH may be a directory tree,
+a .tar, .tar.gz/.tgz or .zip archive (read as a stream, never extracted), a .gz file
+or a single log file; several at once. Layouts, hosts and components are detected
+per file. The report lists findings first, then what was read (coverage).
+
+With --format json, stdout holds one JSON document:
+  {"findings": [{"detector", "defect", "severity", "confidence", "title", "summary",
+    "entities", "start", "end", "state", "evidence": [{"file", "line", "host",
+    "component", "time", "text"}], "remediation": [...]}], "coverage": {...}}
+
+` + exitCodesHelp,
+		Example: `  ozdoctor analyze examples/bundles/sample.tar.gz
+  ozdoctor analyze --format json --fail-on critical /var/log/ozone
+  ozdoctor analyze --tz Europe/Berlin --host-tz dn7=UTC --since "2026-08-23 10:00:00" bundle.zip`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runAnalyze(cmd, v, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringP("format", "f", "text", "report format: text, json or markdown")
+	f.String("fail-on", "warning", "exit 1 when a finding has at least this severity: info, warning, critical or never")
+	f.String("tz", "UTC", "time zone of log timestamps (IANA name), which carry none")
+	f.StringSlice("host-tz", nil, "per-host time zone, HOST=ZONE (repeatable)")
+	f.String("since", "", "ignore records before this time (RFC 3339 or \"2006-01-02 15:04:05\" in --tz)")
+	f.String("until", "", "ignore records after this time")
+	f.StringSlice("option", nil, "detector option KEY=VALUE, e.g. stuck-after=10m (repeatable; see ozdoctor explain)")
+	f.Bool("progress", true, "show progress on stderr when it is a terminal")
+	return cmd
+}
+
+func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
+	sink, err := sinks.New(v.GetString("format"), cmd.OutOrStdout())
+	if err != nil {
+		return usageErrorf("%w", err)
+	}
+	failOn, err := parseFailOn(v.GetString("fail-on"))
+	if err != nil {
+		return usageErrorf("--fail-on: %w", err)
+	}
+	zone, err := time.LoadLocation(v.GetString("tz"))
+	if err != nil {
+		return usageErrorf("--tz: %w", err)
+	}
+	opt := analysis.Options{Inputs: args, Zone: zone, Detectors: registry.All()}
+	if opt.HostZones, err = hostZones(v.GetStringSlice("host-tz")); err != nil {
+		return usageErrorf("--host-tz: %w", err)
+	}
+	if opt.Since, err = parseTime(v.GetString("since"), zone); err != nil {
+		return usageErrorf("--since: %w", err)
+	}
+	if opt.Until, err = parseTime(v.GetString("until"), zone); err != nil {
+		return usageErrorf("--until: %w", err)
+	}
+	if opt.DetectorOptions, err = keyValues(v.GetStringSlice("option")); err != nil {
+		return usageErrorf("--option: %w", err)
+	}
+	stderr := cmd.ErrOrStderr()
+	if v.GetBool("progress") && isTerminal(stderr) {
+		p := newProgress(stderr)
+		opt.Progress = p.update
+		defer p.done()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := analysis.Run(ctx, opt)
+	switch {
+	case errors.Is(err, analysis.ErrNoInput):
+		if werr := sink.Write(res); werr != nil {
+			return &exitError{code: exitInternal, err: werr}
+		}
+		return &exitError{code: exitUsage, err: fmt.Errorf("no input could be read from %s", strings.Join(args, ", "))}
+	case err != nil:
+		return &exitError{code: exitInternal, err: err}
+	}
+	if err := sink.Write(res); err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	for _, f := range res.Findings {
+		if failOn != 0 && f.Severity >= failOn {
+			return &exitError{code: exitFindings}
+		}
+	}
+	return nil
+}
+
+// parseFailOn reads --fail-on; "never" is 0.
+func parseFailOn(v string) (detectors.Severity, error) {
+	if strings.EqualFold(v, "never") {
+		return 0, nil
+	}
+	return detectors.ParseSeverity(v)
+}
+
+func hostZones(pairs []string) (map[string]*time.Location, error) {
+	kv, err := keyValues(pairs)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*time.Location{}
+	for h, z := range kv {
+		loc, err := time.LoadLocation(z)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h, err)
+		}
+		out[detectors.ShortHost(h)] = loc
+	}
+	return out, nil
+}
+
+func keyValues(pairs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range pairs {
+		k, val, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q is not KEY=VALUE", p)
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(val)
+	}
+	return out, nil
+}
+
+// parseTime reads RFC 3339 or a log-style local time in zone.
+func parseTime(v string, zone *time.Location) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, v, zone); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("cannot read time %q (want RFC 3339 or \"2006-01-02 15:04:05\")", v)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progress draws one status line on a terminal.
+type progress struct {
+	w    io.Writer
+	last time.Time
+}
+
+func newProgress(w io.Writer) *progress { return &progress{w: w} }
+
+func (p *progress) update(pr analysis.Progress) {
+	// Wall-clock throttling of a terminal display, not analysis time.
+	if now := time.Now(); now.Sub(p.last) > 200*time.Millisecond {
+		p.last = now
+		path := pr.Path
+		if len(path) > 60 {
+			path = "…" + path[len(path)-59:]
+		}
+		fmt.Fprintf(p.w, "\r\033[Kreading: %d files, %.1f MiB  %s", pr.Files, float64(pr.Bytes)/(1<<20), path)
+	}
+}
+
+func (p *progress) done() { fmt.Fprint(p.w, "\r\033[K") }

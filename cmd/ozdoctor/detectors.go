@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+func newDetectorsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "detectors",
+		Short: "List the detectors",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tDEFECT\tTITLE")
+			for _, r := range registry.All() {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", r.Doc.Name, r.Doc.Defect, r.Doc.Title)
+			}
+			return w.Flush()
+		},
+	}
+}
+
+func newExplainCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "explain NAME|HDDS-ID",
+		Short: "Explain a detector: the defect, its signature, remediation and false positives",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, r := range registry.All() {
+				if strings.EqualFold(r.Doc.Name, args[0]) || strings.EqualFold(r.Doc.Defect, args[0]) {
+					fmt.Fprint(cmd.OutOrStdout(), explain(r.Doc))
+					return nil
+				}
+			}
+			return usageErrorf("no detector named %q (see ozdoctor detectors)", args[0])
+		},
+	}
+}
+
+var factRef = regexp.MustCompile(`fact \. "(\w+)"`)
+
+// exampleFinding is a critical finding whose entities and facts are
+// placeholders, for showing a detector's remediation steps.
+func exampleFinding(d detectors.Doc) *detectors.Finding {
+	f := &detectors.Finding{Severity: detectors.Critical, Facts: map[string]string{}, Entities: detectors.Entities{
+		Hosts:      []string{"<host>"},
+		Datanodes:  []catalogue.Datanode{{UUID: "<datanode-uuid>", Host: "<datanode-host>"}},
+		Containers: []uint64{1042},
+		Pipelines:  []string{"<pipeline-id>"},
+		RaftGroups: []string{"<raft-group>"},
+		OMNodes:    []string{"<om-node-id>"},
+	}}
+	for _, step := range d.Remediation {
+		for _, m := range factRef.FindAllStringSubmatch(step, -1) {
+			f.Facts[m[1]] = "<" + m[1] + ">"
+		}
+	}
+	return f
+}
+
+// explain renders a detector's doc, with the remediation of a critical
+// finding on example values.
+func explain(d detectors.Doc) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s — %s\n%s\n\n%s\n\n", d.Defect, d.Title, d.Name, d.Summary)
+	fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(d.Explanation))
+	b.WriteString("Remediation (for a critical finding; <...> and container 1042 stand for the finding's own values):\n")
+	steps, err := d.Remediate(exampleFinding(d))
+	if err != nil {
+		steps = []string{err.Error()}
+	}
+	for i, step := range steps {
+		fmt.Fprintf(&b, "  %d. %s\n", i+1, strings.ReplaceAll(step, "\n", "\n     "))
+	}
+	if len(d.FalsePositives) > 0 {
+		b.WriteString("\nStays quiet for:\n")
+		for _, fp := range d.FalsePositives {
+			fmt.Fprintf(&b, "  - %s\n", fp)
+		}
+	}
+	fmt.Fprintf(&b, "\nResolves: %s\n", d.Resolves)
+	var kinds []string
+	for _, k := range d.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	fmt.Fprintf(&b, "Signals: %s\n", strings.Join(kinds, ", "))
+	var needs []string
+	for _, c := range d.Needs {
+		needs = append(needs, string(c))
+	}
+	fmt.Fprintf(&b, "Needs logs of: %s\n", strings.Join(needs, ", "))
+	return b.String()
+}

@@ -1,0 +1,68 @@
+package registry
+
+import (
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/detectors/detectortest"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// packageDir returns the directory of the package that defines reg.New.
+func packageDir(t *testing.T, reg detectors.Registration) string {
+	fn := runtime.FuncForPC(reflect.ValueOf(reg.New).Pointer()).Name()
+	pkg := fn[:strings.LastIndex(fn, ".")]
+	rel, ok := strings.CutPrefix(pkg, "github.com/ozdoctor/ozdoctor/detectors/")
+	if !ok {
+		t.Fatalf("%s: detector outside detectors/: %s", reg.Doc.Name, pkg)
+	}
+	return filepath.Join("..", rel)
+}
+
+func TestEveryDetectorHasPositiveAndQuietCases(t *testing.T) {
+	for _, reg := range All() {
+		pos, quiet, err := detectortest.Kinds(filepath.Join(packageDir(t, reg), "testdata"))
+		if err != nil {
+			t.Errorf("%s: %v", reg.Doc.Name, err)
+			continue
+		}
+		if pos == 0 || quiet == 0 {
+			t.Errorf("%s: %d positive and %d quiet cases; want at least one of each", reg.Doc.Name, pos, quiet)
+		}
+	}
+}
+
+func TestDocsAreComplete(t *testing.T) {
+	kinds := map[catalogue.Kind]bool{catalogue.LogGap: true}
+	for _, e := range catalogue.Default() {
+		kinds[e.Kind] = true
+	}
+	names := map[string]bool{}
+	for _, reg := range All() {
+		d := reg.Doc
+		if d.Name == "" || names[d.Name] || !strings.HasPrefix(d.Defect, "HDDS-") || d.Title == "" || d.Summary == "" ||
+			d.Explanation == "" || len(d.Remediation) == 0 || d.Resolves == "" || len(d.FalsePositives) == 0 || len(d.Needs) == 0 {
+			t.Errorf("%s: incomplete doc", d.Name)
+		}
+		names[d.Name] = true
+		for _, k := range d.Kinds {
+			if !kinds[k] {
+				t.Errorf("%s consumes %q, which no catalogue entry produces", d.Name, k)
+			}
+		}
+		if _, err := d.Remediate(&detectors.Finding{Facts: map[string]string{}, Entities: detectors.Entities{
+			Containers: []uint64{1}, Datanodes: []catalogue.Datanode{{UUID: "u", Host: "h"}}, Hosts: []string{"h"},
+			Pipelines: []string{"p"}, RaftGroups: []string{"g"}, OMNodes: []string{"o"}}}); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
+		}
+	}
+}
+
+// Bundles with several defects at once, run through every detector.
+func TestMultiDefectBundles(t *testing.T) {
+	detectortest.RunAll(t, All(), "testdata")
+}
