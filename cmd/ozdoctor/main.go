@@ -95,7 +95,7 @@ keys named like the flags).
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().String("config", "", "config file (YAML, TOML or JSON)")
-	root.AddCommand(newAnalyzeCmd(v), newDetectorsCmd(), newExplainCmd(), newVersionCmd())
+	root.AddCommand(newAnalyzeCmd(v), newDetectorsCmd(), newExplainCmd(), newCatalogueCmd(), newVersionCmd())
 	return root
 }
 

@@ -1,0 +1,138 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/log4j"
+)
+
+// The benchmarks read a generated bundle of OZDOCTOR_BENCH_MIB MiB (default
+// 1024) in the tarball layout: one rendered cluster (noise and all five
+// defects) whose host logs are repeated until the size is reached. With
+// OZDOCTOR_BENCH_DIR the bundle is kept there (and reused), so that a whole
+// run and grep can be compared on the same files (bench/compare.sh).
+func benchBundle(b *testing.B) (dir string, files []string, size int64) {
+	b.Helper()
+	mib := int64(1024)
+	if v := os.Getenv("OZDOCTOR_BENCH_MIB"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			b.Fatalf("OZDOCTOR_BENCH_MIB: %v", err)
+		}
+		mib = n
+	}
+	dir = os.Getenv("OZDOCTOR_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	want := mib << 20
+	files, size = listLogs(b, dir)
+	if size >= want {
+		return dir, files, size
+	}
+	src := b.TempDir()
+	s, r := scenario.Sample()
+	r.Rotate, r.Gzip = false, false
+	if err := s.Render(src, r); err != nil {
+		b.Fatal(err)
+	}
+	var chunks [][]byte
+	srcFiles, _ := listLogs(b, src)
+	for _, f := range srcFiles {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		chunks = append(chunks, data)
+	}
+	for copyN := 0; size < want; copyN++ {
+		for i, data := range chunks {
+			name := filepath.Join(dir, fmt.Sprintf("copy%04d", copyN), filepath.Base(srcFiles[i]))
+			if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(name, data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			size += int64(len(data))
+		}
+	}
+	files, size = listLogs(b, dir)
+	return dir, files, size
+}
+
+func listLogs(b *testing.B, dir string) ([]string, int64) {
+	var files []string
+	var size int64
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() && filepath.Ext(p) == ".log" {
+			files = append(files, p)
+			size += info.Size()
+		}
+		return nil
+	})
+	return files, size
+}
+
+// BenchmarkRecordsSignals measures the hot path on one goroutine: layout
+// detection, folding, the literal prefilter, field decoding of candidates and
+// the catalogue's regular expressions, over every file of the bundle.
+func BenchmarkRecordsSignals(b *testing.B) {
+	_, files, size := benchBundle(b)
+	cat, err := catalogue.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	b.ResetTimer()
+	var records, signals int64
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	for i := 0; i < b.N; i++ {
+		records, signals = 0, 0
+		for _, f := range files {
+			fh, err := os.Open(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sc := log4j.NewScanner(fh, log4j.Options{Candidate: cat.Candidate, Kind: parsers.KindLog})
+			for sc.Next() {
+				signals += int64(len(cat.Match(sc.Record())))
+			}
+			records += sc.Stats().Records
+			fh.Close()
+		}
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&ms1)
+	b.ReportMetric(float64(records), "records/op")
+	b.ReportMetric(float64(signals), "signals/op")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(records)/float64(b.N), "allocs/record")
+}
+
+// BenchmarkAnalyze measures a whole analysis (walk, scan, match, merge,
+// detectors) of the same bundle.
+func BenchmarkAnalyze(b *testing.B) {
+	dir, _, size := benchBundle(b)
+	b.SetBytes(size)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := Run(context.Background(), Options{Inputs: []string{dir}, Detectors: registry.All()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Findings) == 0 {
+			b.Fatal("no findings in the benchmark bundle")
+		}
+	}
+}
