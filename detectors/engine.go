@@ -81,7 +81,7 @@ func (e *Engine) Flush(end time.Time) []Finding {
 	}
 	out := make([]Finding, 0, len(e.order))
 	for _, k := range e.order {
-		out = append(out, e.findings[k])
+		out = append(out, e.Remediated(e.findings[k]))
 	}
 	sort.SliceStable(out, func(a, b int) bool {
 		if !out[a].Start.Equal(out[b].Start) {
@@ -90,6 +90,22 @@ func (e *Engine) Flush(end time.Time) []Finding {
 		return out[a].Detector < out[b].Detector
 	})
 	return out
+}
+
+// Remediated returns f with its remediation steps filled in from its
+// detector's doc (done once per reported finding, not at every update).
+func (e *Engine) Remediated(f Finding) Finding {
+	for _, r := range e.running {
+		if r.doc.Name != f.Detector {
+			continue
+		}
+		if steps, err := r.doc.Remediate(&f); err == nil {
+			f.Remediation = steps
+		} else {
+			f.Remediation = []string{err.Error()}
+		}
+	}
+	return f
 }
 
 func (e *Engine) emitter(i int) Emit {
@@ -104,11 +120,6 @@ func (e *Engine) emitter(i int) Emit {
 		}
 		if f.State == "" {
 			f.State = Firing
-		}
-		if steps, err := doc.Remediate(&f); err == nil {
-			f.Remediation = steps
-		} else {
-			f.Remediation = []string{err.Error()}
 		}
 		k := f.Detector + "\x00" + f.Key
 		if _, ok := e.findings[k]; !ok {

@@ -30,7 +30,7 @@ func (s markdownSink) Write(r *Report) error {
 		}
 		fmt.Fprintf(w, "```\n\n### Remediation\n\n")
 		for i, step := range f.Remediation {
-			fmt.Fprintf(w, "%d. %s\n", i+1, indent(step, "   "))
+			fmt.Fprintf(w, "%d. %s\n", i+1, indent(mdEscape(step), "   "))
 		}
 		if facts := factLines(f.Facts); len(facts) > 0 {
 			fmt.Fprintf(w, "\n### Facts\n\n")
@@ -60,6 +60,13 @@ func (s markdownSink) Write(r *Report) error {
 	return w.Flush()
 }
 
+// mdEscape escapes text for Markdown tables and paragraphs, leaving code
+// spans (`...`) as they are: inside them Markdown shows characters literally.
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+	esc := strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;")
+	parts := strings.Split(s, "`")
+	for i := 0; i < len(parts); i += 2 {
+		parts[i] = esc.Replace(parts[i])
+	}
+	return strings.Join(parts, "`")
 }

@@ -33,11 +33,12 @@ func (s textSink) Write(r *Report) error {
 		}
 		fmt.Fprintf(w, "    evidence (%d):\n", len(f.Evidence))
 		for j, e := range f.Evidence {
-			if j == textEvidence/2 && len(f.Evidence) > textEvidence {
-				fmt.Fprintf(w, "      ... %d more lines (all of them with --format json or markdown)\n", len(f.Evidence)-textEvidence)
-				j = len(f.Evidence) - textEvidence/2
-			}
-			if j >= textEvidence/2 && j < len(f.Evidence)-textEvidence/2 {
+			hidden := len(f.Evidence) - textEvidence
+			switch {
+			case hidden > 0 && j == textEvidence/2:
+				fmt.Fprintf(w, "      ... %d more lines (all of them with --format json or markdown)\n", hidden)
+				fallthrough
+			case hidden > 0 && j >= textEvidence/2 && j < textEvidence/2+hidden:
 				continue
 			}
 			fmt.Fprintf(w, "      %s %s %s:%d\n        %s\n", stamp(e.Time), e.Host, e.File, e.Line, clip(e.Text, 400))

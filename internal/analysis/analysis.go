@@ -119,6 +119,7 @@ type run struct {
 	cov      Coverage
 	streams  []*stream
 	bytes    int64
+	scanner  *log4j.Scanner // reused across files for its read buffer
 }
 
 // file reads one file of the bundle.
@@ -153,12 +154,23 @@ func (r *run) file(f bundle.File, rd io.Reader) error {
 
 // scan reads one log file into signal streams.
 func (r *run) scan(f bundle.File, rd io.Reader, fc *FileCoverage) error {
-	sc := log4j.NewScanner(rd, log4j.Options{
-		Location:     r.zone(f.Host),
-		Candidate:    r.cat.Candidate,
-		GapThreshold: r.opt.GapThreshold,
-		Kind:         f.Kind,
-	})
+	opt := log4j.Options{
+		Location:  r.zone(f.Host),
+		Candidate: r.cat.Candidate,
+		Kind:      f.Kind,
+	}
+	// Silences are evidence of an SCM pause (HDDS-17519); elsewhere they
+	// are ordinary (quiet services log little), so only SCM logs (and
+	// compose captures, which hold SCMs among others) report them.
+	if f.Component == parsers.ComponentSCM || f.Component == parsers.ComponentUnknown {
+		opt.GapThreshold = r.opt.GapThreshold
+	}
+	if r.scanner == nil {
+		r.scanner = log4j.NewScanner(rd, opt)
+	} else {
+		r.scanner.Reset(rd, opt)
+	}
+	sc := r.scanner
 	fileIdx := len(r.cov.Files)
 	byService := map[string]*stream{}
 	streamFor := func(service string) *stream {
@@ -188,6 +200,9 @@ func (r *run) scan(f bundle.File, rd io.Reader, fc *FileCoverage) error {
 	stats := sc.Stats()
 	for _, g := range stats.Gaps {
 		st := streamFor(g.Service)
+		if st.component != parsers.ComponentSCM {
+			continue
+		}
 		st.signals = append(st.signals, catalogue.Signal{
 			Kind: catalogue.LogGap, Time: g.To, Duration: g.To.Sub(g.From),
 			Host: st.host, Component: st.component,
@@ -328,18 +343,19 @@ func (r *run) merge() []*catalogue.Signal {
 	var untimed []*catalogue.Signal
 	h := &streamHeap{}
 	for _, st := range r.streams {
-		timed := st.signals[:0:0]
+		timed := st.signals[:0]
 		for i := range st.signals {
-			s := &st.signals[i]
+			s := st.signals[i]
 			switch {
 			case s.Time.IsZero():
-				untimed = append(untimed, s)
+				untimed = append(untimed, &s)
 			case !r.opt.Since.IsZero() && s.Time.Before(r.opt.Since),
 				!r.opt.Until.IsZero() && s.Time.After(r.opt.Until):
 			default:
-				timed = append(timed, *s)
+				timed = append(timed, s)
 			}
 		}
+		st.signals = timed
 		// A file is nearly sorted already (async appenders can swap
 		// neighbours); a stable sort keeps file order for equal times.
 		sort.SliceStable(timed, func(i, j int) bool { return timed[i].Time.Before(timed[j].Time) })

@@ -97,6 +97,7 @@ func BenchmarkRecordsSignals(b *testing.B) {
 	b.ResetTimer()
 	var records, signals int64
 	var ms0, ms1 runtime.MemStats
+	var sc *log4j.Scanner
 	runtime.ReadMemStats(&ms0)
 	for i := 0; i < b.N; i++ {
 		records, signals = 0, 0
@@ -105,7 +106,12 @@ func BenchmarkRecordsSignals(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			sc := log4j.NewScanner(fh, log4j.Options{Candidate: cat.Candidate, Kind: parsers.KindLog})
+			opt := log4j.Options{Candidate: cat.Candidate, Kind: parsers.KindLog}
+			if sc == nil {
+				sc = log4j.NewScanner(fh, opt)
+			} else {
+				sc.Reset(fh, opt)
+			}
 			for sc.Next() {
 				signals += int64(len(cat.Match(sc.Record())))
 			}

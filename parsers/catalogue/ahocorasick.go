@@ -4,12 +4,18 @@ package catalogue
 // It answers "which literals occur in this text" in one pass.
 type acMatcher struct {
 	classes  [256]uint8 // byte -> class; 0 is "no literal has this byte"
+	leaves   [256]bool  // bytes that move the automaton off its root state
 	nclass   int
 	next     []uint32 // state*nclass + class -> state
 	out      [][]int  // state -> literal indexes ending here (after fail closure)
 	hasOut   []bool
 	literals []string
+	// row is the DFA for any(): row[r+class] is the next state's row offset
+	// (state*nclass), with matchBit set when a literal ends there.
+	row []uint32
 }
+
+const matchBit = 1 << 31
 
 func newACMatcher(literals []string) *acMatcher {
 	m := &acMatcher{literals: literals}
@@ -77,17 +83,35 @@ func newACMatcher(literals []string) *acMatcher {
 		m.out[i] = nodes[i].out
 		m.hasOut[i] = len(nodes[i].out) > 0
 	}
+	m.row = make([]uint32, len(m.next))
+	for i, t := range m.next {
+		m.row[i] = t * uint32(n)
+		if m.hasOut[t] {
+			m.row[i] |= matchBit
+		}
+	}
+	for c := 0; c < 256; c++ {
+		m.leaves[c] = m.next[m.classes[c]] != 0
+	}
 	return m
 }
 
-// any reports whether some literal occurs in b.
+// any reports whether some literal occurs in b. On the root state it skips
+// bytes that cannot start a literal without walking the automaton, which is
+// most of a log line.
 func (m *acMatcher) any(b []byte) bool {
-	s := uint32(0)
-	n := uint32(m.nclass)
-	next, classes, hasOut := m.next, &m.classes, m.hasOut
-	for _, c := range b {
-		s = next[s*n+uint32(classes[c])]
-		if hasOut[s] {
+	row, classes, leaves := m.row, &m.classes, &m.leaves
+	r := uint32(0)
+	for i := 0; i < len(b); i++ {
+		if r == 0 {
+			for !leaves[b[i]] {
+				if i++; i == len(b) {
+					return false
+				}
+			}
+		}
+		r = row[r+uint32(classes[b[i]])]
+		if r&matchBit != 0 {
 			return true
 		}
 	}

@@ -1,6 +1,8 @@
 package catalogue
 
 import (
+	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +91,28 @@ func TestParsers(t *testing.T) {
 	for in, want := range map[string]time.Duration{"52.114s": 52114 * time.Millisecond, "52s": 52 * time.Second, "300ms": 300 * time.Millisecond, "1day": 24 * time.Hour} {
 		if got := ParseRatisDuration(in); got != want {
 			t.Errorf("duration %q: %v", in, got)
+		}
+	}
+}
+
+// any() agrees with a plain substring search on random text over a small
+// alphabet, where literals overlap and restart often.
+func TestAhoCorasickAgreesWithStringsContains(t *testing.T) {
+	lits := []string{"abc", "bca", "cab", "aab", "c:a", ": s", "zz"}
+	m := newACMatcher(lits)
+	rng := rand.New(rand.NewSource(1))
+	alphabet := "abc: sz"
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, rng.Intn(12))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		want := false
+		for _, l := range lits {
+			want = want || strings.Contains(string(b), l)
+		}
+		if got := m.any(b); got != want {
+			t.Fatalf("%q: any() = %v, want %v", b, got, want)
 		}
 	}
 }

@@ -152,8 +152,21 @@ func NewScanner(r io.Reader, opt Options) *Scanner {
 // newScannerSize returns a Scanner reading r through a buffer of size bytes
 // (lines longer than the buffer take the slower readLong path).
 func newScannerSize(r io.Reader, opt Options, size int) *Scanner {
+	return newScannerReader(bufio.NewReaderSize(r, size), opt)
+}
+
+// Reset makes s read r with opt as a new Scanner would, reusing its read
+// buffer: a run over thousands of files then allocates one buffer, not one
+// per file.
+func (s *Scanner) Reset(r io.Reader, opt Options) {
+	br := s.br
+	br.Reset(r)
+	*s = *newScannerReader(br, opt)
+}
+
+func newScannerReader(br *bufio.Reader, opt Options) *Scanner {
 	s := &Scanner{
-		br:        bufio.NewReaderSize(r, size),
+		br:        br,
 		opt:       opt,
 		maxLine:   opt.MaxLineBytes,
 		maxRecord: opt.MaxRecordBytes,

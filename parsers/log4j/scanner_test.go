@@ -667,3 +667,21 @@ func TestPathologicalLines(t *testing.T) {
 		}
 	}
 }
+
+// A reset scanner reads the next file as a new one would.
+func TestResetReadsLikeANewScanner(t *testing.T) {
+	a := "2026-08-23 10:00:00,000 [main] INFO org.apache.hadoop.ozone.HddsDatanodeService: one\n  at x\n"
+	b := "2026-08-23 11:00:00 INFO  SCMNodeManager:447 - two\n"
+	s := NewScanner(strings.NewReader(a), Options{})
+	for s.Next() {
+	}
+	s.Reset(strings.NewReader(b), Options{})
+	var got []string
+	for s.Next() {
+		got = append(got, s.Record().Message)
+	}
+	st := s.Stats()
+	if len(got) != 1 || got[0] != "two" || st.Layout != "L6" || st.Lines != 1 || st.Records != 1 || s.Record().Origin.Line != 1 {
+		t.Errorf("after Reset: %q %+v", got, st)
+	}
+}

@@ -1,0 +1,98 @@
+package sinks
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/parsers/bundle"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+func report() *Report {
+	t0 := time.Date(2026, 8, 23, 10, 0, 0, 0, time.UTC)
+	var ev []detectors.Evidence
+	for i := 0; i < 25; i++ {
+		ev = append(ev, detectors.Evidence{File: "scm1/ozone-hadoop-scm-scm1.log", Line: 100 + i, Host: "scm1", Component: "scm",
+			Time: t0.Add(time.Duration(i) * time.Second), Text: "line " + string(rune('a'+i))})
+	}
+	return &Report{
+		Findings: []detectors.Finding{
+			{Detector: "w", Defect: "HDDS-2", Severity: detectors.Warning, Confidence: detectors.Medium, Title: "warn | pipe",
+				Summary: "s2", Start: t0, End: t0, State: detectors.Firing, Evidence: ev[:1], Remediation: []string{"do <b> with `ozone admin <x>`"}},
+			{Detector: "c", Defect: "HDDS-1", Severity: detectors.Critical, Confidence: detectors.High, Title: "crit",
+				Summary: "s1", Start: t0.Add(time.Hour), End: t0.Add(2 * time.Hour), State: detectors.Resolved, Evidence: ev,
+				Entities:    detectors.Entities{Containers: []uint64{7}, Datanodes: []catalogue.Datanode{{UUID: "u1", Host: "dn1"}}},
+				Remediation: []string{"step one\nsecond line", "step two"}, Facts: map[string]string{"b": "2", "a": "1"}},
+		},
+		Coverage: analysis.Coverage{TimeZone: "UTC", Totals: analysis.Totals{Files: 2},
+			Hosts:     []analysis.HostCoverage{{Host: "scm1", Components: []string{"scm"}, Files: 1}},
+			Skipped:   []bundle.Problem{{Path: "b.tgz!/../evil", Reason: "path escapes the bundle"}},
+			Detectors: []analysis.DetectorCoverage{{Name: "c", Defect: "HDDS-1", Ran: true}, {Name: "o", Defect: "HDDS-3", Reason: "no om logs in the input"}}},
+	}
+}
+
+func render(t *testing.T, format string) string {
+	t.Helper()
+	var b bytes.Buffer
+	s, err := New(format, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(report()); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestTextPutsCriticalFirstAndBoundsEvidence(t *testing.T) {
+	out := render(t, "text")
+	crit, warn := strings.Index(out, "CRITICAL  HDDS-1"), strings.Index(out, "WARNING  HDDS-2")
+	if crit < 0 || warn < 0 || crit > warn {
+		t.Errorf("critical finding must come first:\n%s", out)
+	}
+	if !strings.Contains(out, "... 15 more lines") || strings.Count(out, "scm1/ozone-hadoop-scm-scm1.log:") != 11 {
+		t.Errorf("evidence not bounded to 10 lines per finding:\n%s", out)
+	}
+	for _, want := range []string{"resolved at 2026-08-23 12:00:00Z", "containers: #7", "dn1 (u1)", "1. step one\n         second line",
+		"a: 1\n      b: 2", "b.tgz!/../evil: path escapes the bundle", "did not run: no om logs in the input", "time zone: UTC"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q", want)
+		}
+	}
+}
+
+func TestMarkdownEscapesTables(t *testing.T) {
+	out := render(t, "markdown")
+	if !strings.HasPrefix(out, "# ozdoctor report") || !strings.Contains(out, `warn \| pipe`) || !strings.Contains(out, "do &lt;b&gt; with `ozone admin <x>`") {
+		t.Errorf("markdown:\n%s", out)
+	}
+}
+
+func TestJSONIsOneDocument(t *testing.T) {
+	out := render(t, "json")
+	var doc struct {
+		Findings []map[string]any `json:"findings"`
+		Coverage map[string]any   `json:"coverage"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if dec.More() {
+		t.Error("more than one JSON document")
+	}
+	if doc.Findings[0]["severity"] != "warning" || doc.Findings[1]["state"] != "resolved" || !strings.Contains(out, `"do <b> with`) {
+		t.Errorf("json: %s", out)
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	if _, err := New("yaml", &bytes.Buffer{}); err == nil {
+		t.Error("want an error")
+	}
+}
