@@ -89,6 +89,11 @@ func TestIdentityLearnsDatanodesAndShortHosts(t *testing.T) {
 	if d.UUID != "abc" {
 		t.Errorf("complete: %+v", d)
 	}
+	id.Learn(&catalogue.Signal{Component: "om", Attrs: map[string]string{
+		"peerlist": "peers:[omNode-1|om1.example.com:9872, omNode-4|om4.example.com:9872]|listeners:[]"}})
+	if id.OMHost("omNode-4") != "om4.example.com" || id.OMOnHost("om1") != "omNode-1" {
+		t.Errorf("OM identity from a peer list: %q %q", id.OMHost("omNode-4"), id.OMOnHost("om1"))
+	}
 	if ShortHost("10.0.0.1") != "10.0.0.1" || ShortHost("om1.example.com") != "om1" {
 		t.Error("ShortHost")
 	}

@@ -4,12 +4,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
 
 // Identity maps datanode UUIDs and OM node IDs to hosts, learned from the
-// logs themselves (DatanodeDetails renderings, STARTUP_MSG, OM stop lines,
-// peer lists), and remembers each host's Ozone version.
+// logs themselves (DatanodeDetails renderings in SCM and datanode lines, OM
+// lines that pair a node ID with its host, OM peer lists), and remembers
+// each host's Ozone version (STARTUP_MSG).
 type Identity struct {
 	dnHost   map[string]string // datanode UUID -> host
 	hostDN   map[string]string // host -> datanode UUID
@@ -35,6 +37,14 @@ func (id *Identity) Learn(s *catalogue.Signal) {
 	if s.OMNode != "" {
 		if h := s.Attrs["omhost"]; h != "" {
 			id.AddOM(s.OMNode, h)
+		}
+	}
+	// An OM ring's peer lists pair every node ID with its address.
+	if pl := s.Attrs["peerlist"]; pl != "" && s.Component == parsers.ComponentOM {
+		for _, p := range catalogue.ParsePeerAddresses(pl) {
+			if h := p.Host(); p.ID != "" && h != "" {
+				id.AddOM(p.ID, h)
+			}
 		}
 	}
 }

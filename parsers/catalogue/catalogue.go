@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -313,7 +314,10 @@ func ParseRatisDuration(v string) time.Duration {
 	if unit == 0 {
 		unit = time.Second
 	}
-	return time.Duration(n * float64(unit))
+	if d := n * float64(unit); d < math.MaxInt64 {
+		return time.Duration(d)
+	}
+	return 0
 }
 
 func appendUnique(xs []int, x int) []int {

@@ -88,7 +88,7 @@ func TestParsers(t *testing.T) {
 			t.Errorf("peers %q: %v", in, got)
 		}
 	}
-	for in, want := range map[string]time.Duration{"52.114s": 52114 * time.Millisecond, "52s": 52 * time.Second, "300ms": 300 * time.Millisecond, "1day": 24 * time.Hour} {
+	for in, want := range map[string]time.Duration{"52.114s": 52114 * time.Millisecond, "52s": 52 * time.Second, "300ms": 300 * time.Millisecond, "1day": 24 * time.Hour, "99999999999999999999s": 0} {
 		if got := ParseRatisDuration(in); got != want {
 			t.Errorf("duration %q: %v", in, got)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,7 +110,11 @@ func ParseDuration(v string, unit time.Duration) (time.Duration, error) {
 	default:
 		return 0, fmt.Errorf("duration %q: unknown unit", v)
 	}
-	return time.Duration(n * float64(unit)), nil
+	d := n * float64(unit)
+	if d >= math.MaxInt64 {
+		return 0, fmt.Errorf("duration %q: out of range", v)
+	}
+	return time.Duration(d), nil
 }
 
 // ParseXML reads a Hadoop-style configuration file (ozone-site.xml).

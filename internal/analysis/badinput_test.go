@@ -1,0 +1,97 @@
+package analysis
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
+)
+
+// One bundle with every kind of bad input next to a readable log: the run
+// goes on, the readable data is analysed and the coverage says what could
+// not be read, and why.
+func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
+	dir := t.TempDir()
+	// B01 ReplicationManager.java:385 (signatures-scm.md §6).
+	good := "2026-08-23 10:00:00,000 [ReplicationMonitor] INFO org.apache.hadoop.hdds.scm.container.replication.ReplicationManager: Replication Monitor Thread took 3 milliseconds for processing 12 containers.\n"
+	write(t, filepath.Join(dir, "scm1", "ozone-hadoop-scm-scm1.log"), good)
+
+	// Truncated gzip: the first half of a compressed rotation.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	for i := 0; i < 2000; i++ {
+		zw.Write([]byte(strings.Replace(good, "took 3", "took "+string(rune('0'+i%10)), 1)))
+	}
+	zw.Close()
+	write(t, filepath.Join(dir, "scm1", "ozone-hadoop-scm-scm1.log-1.gz"), gz.String()[:gz.Len()/2])
+
+	// A zip with ../evil next to a good entry.
+	var zb bytes.Buffer
+	zwr := zip.NewWriter(&zb)
+	for _, name := range []string{"../evil.log", "om1/ozone-hadoop-om-om1.log"} {
+		w, _ := zwr.Create(name)
+		w.Write([]byte(good))
+	}
+	zwr.Close()
+	write(t, filepath.Join(dir, "om-logs.zip"), zb.String())
+
+	// A tar with a symlink to /etc.
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	tw.WriteHeader(&tar.Header{Name: "dn1/etc", Typeflag: tar.TypeSymlink, Linkname: "/etc"})
+	tw.WriteHeader(&tar.Header{Name: "dn1/ozone-hadoop-datanode-dn1.log", Mode: 0o644, Size: int64(len(good))})
+	tw.Write([]byte(good))
+	tw.Close()
+	write(t, filepath.Join(dir, "dn-logs.tar"), tb.String())
+
+	// Binary garbage, an empty file and a 50 MB line.
+	write(t, filepath.Join(dir, "garbage.log"), strings.Repeat("\x00\x01\x02\xff\xfe", 20000))
+	write(t, filepath.Join(dir, "empty.log"), "")
+	write(t, filepath.Join(dir, "scm2", "ozone-hadoop-scm-scm2.log"), good+"2026-08-23 10:00:01,000 [main] INFO x.Y: "+strings.Repeat("x", 50<<20)+"\n"+good)
+	// An unreadable file: a link whose target is gone (tests run as root, so
+	// permissions would not stop a read).
+	if err := os.Symlink(filepath.Join(dir, "gone.log"), filepath.Join(dir, "dangling.log")); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := Run(context.Background(), Options{Inputs: []string{dir, filepath.Join(dir, "missing")}, Detectors: registry.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, p := range res.Coverage.Skipped {
+		reasons = append(reasons, p.Path+": "+p.Reason)
+	}
+	all := strings.Join(reasons, "\n")
+	for _, want := range []string{"missing", "scm-scm1.log-1.gz", "evil", "etc", "dangling.log", "garbage.log"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("coverage does not say that %s was skipped:\n%s", want, all)
+		}
+	}
+	files := map[string]FileCoverage{}
+	for _, f := range res.Coverage.Files {
+		files[filepath.Base(f.Path)] = f
+	}
+	if f := files["ozone-hadoop-scm-scm1.log-1.gz"]; f.Records == 0 {
+		t.Error("the readable part of the truncated gzip was not analysed")
+	}
+	if f := files["ozone-hadoop-om-om1.log"]; f.Records != 1 {
+		t.Error("the good zip entry next to ../evil was not analysed")
+	}
+	if f := files["ozone-hadoop-datanode-dn1.log"]; f.Records != 1 {
+		t.Error("the good tar entry next to the symlink was not analysed")
+	}
+	if f := files["ozone-hadoop-scm-scm2.log"]; f.Records != 3 || f.Truncated != 1 {
+		t.Errorf("50 MB line: %+v", f)
+	}
+	if f, ok := files["empty.log"]; !ok || f.Records != 0 {
+		t.Errorf("empty file: %+v", f)
+	}
+}
