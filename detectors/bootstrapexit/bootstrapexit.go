@@ -904,22 +904,16 @@ func evidence(sigs []catalogue.Signal, untimedAt time.Time) ([]detectors.Evidenc
 		}
 		return sigs[i].Origin.Line < sigs[j].Origin.Line
 	})
-	var out []detectors.Evidence
+	var kept detectors.EvidenceLog
 	seen := map[parsers.Origin]bool{}
 	for i := range sigs {
 		if seen[sigs[i].Origin] {
 			continue
 		}
 		seen[sigs[i].Origin] = true
-		out = append(out, detectors.EvidenceOf(&sigs[i]))
+		kept.Add(detectors.EvidenceOf(&sigs[i]))
 	}
-	dropped := 0
-	if len(out) > detectors.MaxEvidence {
-		dropped = len(out) - detectors.MaxEvidence
-		head := detectors.MaxEvidence / 2
-		out = append(out[:head:head], out[len(out)-(detectors.MaxEvidence-head):]...)
-	}
-	return out, strconv.Itoa(dropped)
+	return kept.List(), strconv.Itoa(kept.Dropped())
 }
 
 // address returns the new OM's host name as the ring knows it: from the

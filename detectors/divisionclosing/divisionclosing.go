@@ -87,7 +87,7 @@ type division struct {
 	emitted  bool
 	dirty    bool
 	severity detectors.Severity
-	ev       evidence
+	ev       detectors.EvidenceLog
 }
 
 // scmView is what SCM logged about one datanode's replicas of one group.
@@ -444,7 +444,8 @@ func (d *detector) open(host, group string, start time.Time) *division {
 		}
 		return v
 	}
-	v := &division{host: host, hostKey: hk, group: group, start: start, last: start, containers: map[uint64]int{}}
+	v := &division{host: host, hostKey: hk, group: group, start: start, last: start, containers: map[uint64]int{},
+		ev: detectors.EvidenceLog{Head: firstEvidence, Tail: lastEvidence}}
 	v.peer, _ = d.peers.get(hk)
 	d.divisions.put(k, v)
 	return v
@@ -457,7 +458,7 @@ func (v *division) touch(t time.Time) {
 	v.dirty = true
 }
 
-func (v *division) addEvidence(e detectors.Evidence) { v.ev.add(e) }
+func (v *division) addEvidence(e detectors.Evidence) { v.ev.Add(e) }
 
 // emit reports the division's finding as of now.
 func (d *detector) emit(v *division, now time.Time, state detectors.State, resolvedBy string, emit detectors.Emit) {
@@ -576,16 +577,16 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 	facts["seen"] = strings.Join(seen, ", ")
 	f.Confidence = v.confidence()
 
-	f.Evidence = v.ev.list()
+	f.Evidence = v.ev.List()
 	if view != nil {
 		f.Evidence = append(f.Evidence, view.first)
 		if view.commands > 1 {
 			f.Evidence = append(f.Evidence, view.last)
 		}
-		sort.SliceStable(f.Evidence, func(i, j int) bool { return f.Evidence[i].Time.Before(f.Evidence[j].Time) })
+		detectors.SortEvidence(f.Evidence)
 	}
-	if v.ev.dropped > 0 {
-		facts["evidence_dropped"] = strconv.Itoa(v.ev.dropped)
+	if v.ev.Dropped() > 0 {
+		facts["evidence_dropped"] = strconv.Itoa(v.ev.Dropped())
 	}
 	f.Summary = summary(v, dn, pipeline, ids, view, end, stuckFor, state, resolvedBy)
 	return f
@@ -736,31 +737,4 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// evidence keeps the first lines of a finding and the most recent ones.
-type evidence struct {
-	first   []detectors.Evidence
-	last    []detectors.Evidence
-	next    int
-	dropped int
-}
-
-func (e *evidence) add(x detectors.Evidence) {
-	switch {
-	case len(e.first) < firstEvidence:
-		e.first = append(e.first, x)
-	case len(e.last) < lastEvidence:
-		e.last = append(e.last, x)
-	default:
-		e.last[e.next] = x
-		e.next = (e.next + 1) % lastEvidence
-		e.dropped++
-	}
-}
-
-func (e *evidence) list() []detectors.Evidence {
-	out := append([]detectors.Evidence(nil), e.first...)
-	out = append(out, e.last[e.next:]...)
-	return append(out, e.last[:e.next]...)
 }

@@ -42,11 +42,10 @@ type occurrence struct {
 	refused      *catalogue.Signal // the datanode's own refusal line
 	shutdown     *catalogue.Signal
 
-	head, tail []detectors.Evidence
-	dropped    int
-	emitted    detectors.Confidence
-	key        string
-	dirty      bool // counted lines since the last grading
+	ev      detectors.EvidenceLog // the repetition's first and latest lines
+	emitted detectors.Confidence
+	key     string
+	dirty   bool // counted lines since the last grading
 }
 
 type scmCount struct {
@@ -55,7 +54,8 @@ type scmCount struct {
 }
 
 func newOccurrence(pattern string, dn catalogue.Datanode, t time.Time) *occurrence {
-	return &occurrence{pattern: pattern, dn: dn, firstSeen: t, last: t, perSCM: map[string]*scmCount{}}
+	return &occurrence{pattern: pattern, dn: dn, firstSeen: t, last: t, perSCM: map[string]*scmCount{},
+		ev: detectors.EvidenceLog{Head: headEvidence, Tail: tailEvidence}}
 }
 
 // add counts one heartbeat's lines logged by scm.
@@ -77,17 +77,7 @@ func (o *occurrence) add(scm string, t time.Time, sigs ...*catalogue.Signal) {
 	// The lines go on: what seemed to end them did not.
 	o.reregistered, o.finalizeCmd, o.fenced, o.refused, o.shutdown = nil, nil, nil, nil, nil
 	for _, s := range sigs {
-		ev := detectors.EvidenceOf(s)
-		switch {
-		case len(o.head) < headEvidence:
-			o.head = append(o.head, ev)
-		case len(o.tail) < tailEvidence:
-			o.tail = append(o.tail, ev)
-		default:
-			copy(o.tail, o.tail[1:])
-			o.tail[len(o.tail)-1] = ev
-			o.dropped++
-		}
+		o.ev.Add(detectors.EvidenceOf(s))
 	}
 }
 
@@ -163,8 +153,8 @@ func (d *detector) emit(o *occurrence, state detectors.State, emit detectors.Emi
 	if d.forced {
 		facts["finalization_forced"] = "yes: SCM skipped its peer and datanode software version checks"
 	}
-	if o.dropped > 0 {
-		facts["evidence_dropped"] = fmt.Sprint(o.dropped)
+	if o.ev.Dropped() > 0 {
+		facts["evidence_dropped"] = fmt.Sprint(o.ev.Dropped())
 	}
 	if o.pattern == patternOlder {
 		facts["pairs"] = fmt.Sprint(o.total)
@@ -346,8 +336,7 @@ func (d *detector) evidence(o *occurrence) []detectors.Evidence {
 			out = append(out, detectors.EvidenceOf(s))
 		}
 	}
-	out = append(out, o.head...)
-	out = append(out, o.tail...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	out = append(out, o.ev.List()...)
+	detectors.SortEvidence(out)
 	return out
 }

@@ -38,7 +38,7 @@ type episode struct {
 	removed    int // of those, removed (dead handler)
 	cmdDropped int64
 	lastChange time.Time // latest STALE/DEAD transition
-	ev         evidence
+	ev         detectors.EvidenceLog
 }
 
 // node is one datanode's part in an episode.
@@ -90,7 +90,7 @@ func (ep *episode) closeAt(c *config) time.Time {
 // also counts the quiet time before the pause began.
 func (ep *episode) addPause(s *catalogue.Signal) {
 	ep.lines[s.Kind]++
-	ep.ev.add(s)
+	ep.ev.Add(detectors.EvidenceOf(s))
 	measures := s.Kind != catalogue.LogGap && s.Duration > 0
 	switch {
 	case measures && (!ep.measured || s.Duration > ep.pause):
@@ -145,7 +145,7 @@ func (ep *episode) observe(c *config, s *catalogue.Signal, stopped func(catalogu
 				ep.pipeOrder = append(ep.pipeOrder, p)
 			}
 		}
-		ep.ev.add(s)
+		ep.ev.Add(detectors.EvidenceOf(s))
 	case catalogue.NodeHealthyReadonly, catalogue.NodeHealthy:
 		n := ep.nodes[s.Datanode.UUID]
 		if n == nil || s.Time.Sub(n.last) > c.returnWindow()+c.thread.d {
@@ -160,7 +160,7 @@ func (ep *episode) observe(c *config, s *catalogue.Signal, stopped func(catalogu
 		if s.Kind == catalogue.NodeHealthy && n.healthy.IsZero() {
 			n.healthy = s.Time
 		}
-		ep.ev.add(s)
+		ep.ev.Add(detectors.EvidenceOf(s))
 	case catalogue.PipelineClosed, catalogue.PipelineRemoved:
 		if !ep.pipes[s.Pipeline] {
 			return false
@@ -170,11 +170,11 @@ func (ep *episode) observe(c *config, s *catalogue.Signal, stopped func(catalogu
 		} else {
 			ep.removed++
 		}
-		ep.ev.add(s)
+		ep.ev.Add(detectors.EvidenceOf(s))
 	case catalogue.DeadNodeQueueCleared, catalogue.DeadNodeCommandsCleaned:
 		if n := ep.nodes[s.Datanode.UUID]; n != nil && n.dead {
 			ep.cmdDropped += s.Count
-			ep.ev.add(s)
+			ep.ev.Add(detectors.EvidenceOf(s))
 		}
 	}
 	return returned
@@ -293,8 +293,8 @@ func (ep *episode) finding(c *config, env *detectors.Env, now time.Time) detecto
 	if v := env.Identity.Version(ep.scm); v != "" {
 		f.Facts["ozone_version"] = v
 	}
-	if ep.ev.dropped > 0 {
-		f.Facts["evidence_dropped"] = strconv.Itoa(ep.ev.dropped)
+	if ep.ev.Dropped() > 0 {
+		f.Facts["evidence_dropped"] = strconv.Itoa(ep.ev.Dropped())
 	}
 
 	f.Entities.Hosts = []string{ep.scm}
@@ -310,7 +310,8 @@ func (ep *episode) finding(c *config, env *detectors.Env, now time.Time) detecto
 	})
 	f.Entities.Pipelines = append([]string(nil), ep.pipeOrder...)
 	sort.Strings(f.Entities.Pipelines)
-	f.Evidence = ep.ev.list()
+	f.Evidence = ep.ev.List()
+	detectors.SortEvidence(f.Evidence)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "The SCM on %s was paused %s until %s; right after, it marked %d live datanode(s) STALE (%s)",

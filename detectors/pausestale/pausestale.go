@@ -213,7 +213,7 @@ func (d *detector) onShutdown(s *catalogue.Signal) {
 		d.stops[detectors.ShortHost(host)] = s.Time
 	case s.Attrs["service"] == "StorageContainerManager":
 		if st := d.scms[s.Host]; st != nil && st.term != nil && st.term.restart.IsZero() {
-			st.term.ev.add(s)
+			st.term.ev.Add(detectors.EvidenceOf(s))
 		}
 	}
 }
@@ -238,7 +238,7 @@ func (d *detector) onStartup(s *catalogue.Signal, emit detectors.Emit) {
 		return
 	}
 	st.term.restart = s.Time
-	st.term.ev.add(s)
+	st.term.ev.Add(detectors.EvidenceOf(s))
 	emit(st.term.finding(&d.cfg, d.env))
 }
 

@@ -32,7 +32,7 @@ type termination struct {
 	restart   time.Time // STARTUP_MSG after the exit
 	rereg     map[string]catalogue.Datanode
 	reregSeen int
-	ev        evidence
+	ev        detectors.EvidenceLog
 }
 
 func newTermination(scm string, s *catalogue.Signal) *termination {
@@ -41,7 +41,7 @@ func newTermination(scm string, s *catalogue.Signal) *termination {
 }
 
 func (t *termination) addPause(s *catalogue.Signal) {
-	t.ev.add(s)
+	t.ev.Add(detectors.EvidenceOf(s))
 	if s.Duration > t.pause {
 		t.pause, t.pauseBy = s.Duration, pauseSource(s.Kind)
 	}
@@ -51,7 +51,7 @@ func (t *termination) addPause(s *catalogue.Signal) {
 }
 
 func (t *termination) addExit(s *catalogue.Signal) {
-	t.ev.add(s)
+	t.ev.Add(detectors.EvidenceOf(s))
 	t.sawExit, t.exitAt = true, s.Time
 }
 
@@ -65,7 +65,7 @@ func (t *termination) addReregistration(s *catalogue.Signal) {
 	}
 	t.rereg[s.Datanode.UUID] = s.Datanode
 	if t.reregSeen < maxReregistered {
-		t.ev.add(s)
+		t.ev.Add(detectors.EvidenceOf(s))
 	}
 	t.reregSeen++
 }
@@ -98,8 +98,8 @@ func (t *termination) finding(c *config, env *detectors.Env) detectors.Finding {
 	if v := env.Identity.Version(t.scm); v != "" {
 		f.Facts["ozone_version"] = v
 	}
-	if t.ev.dropped > 0 {
-		f.Facts["evidence_dropped"] = strconv.Itoa(t.ev.dropped)
+	if t.ev.Dropped() > 0 {
+		f.Facts["evidence_dropped"] = strconv.Itoa(t.ev.Dropped())
 	}
 	f.Start, f.End = t.pauseEnd.Add(-t.pause), maxTime(t.pauseEnd, t.exitAt)
 	f.State = detectors.Firing
@@ -113,7 +113,8 @@ func (t *termination) finding(c *config, env *detectors.Env) detectors.Finding {
 		f.Entities.Datanodes = append(f.Entities.Datanodes, env.Identity.Complete(d))
 	}
 	sort.Slice(f.Entities.Datanodes, func(i, j int) bool { return f.Entities.Datanodes[i].UUID < f.Entities.Datanodes[j].UUID })
-	f.Evidence = t.ev.list()
+	f.Evidence = t.ev.List()
+	detectors.SortEvidence(f.Evidence)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "The SCM on %s was paused %s, longer than the Ratis close threshold %s, ",

@@ -21,23 +21,21 @@ const (
 )
 
 type detector struct {
-	env        *detectors.Env
-	tolerance  time.Duration
-	tolSource  string
-	max        int
-	open       map[uint64]*occurrence // by container: the latest unsafe deletion
-	order      []uint64               // containers of open, oldest first
-	early      []*catalogue.Signal    // force-delete/resurrection lines with no deletion yet, time-ordered
-	seq        map[uint64]int         // occurrences seen per container (for keys)
-	seqOrder   []uint64
-	dead       map[string]catalogue.Datanode // datanodes SCM holds DEAD now, by UUID (or host)
-	deadOrder  []string
-	evidenceCp int
+	env       *detectors.Env
+	tolerance time.Duration
+	tolSource string
+	max       int
+	open      map[uint64]*occurrence // by container: the latest unsafe deletion
+	order     []uint64               // containers of open, oldest first
+	early     []*catalogue.Signal    // force-delete/resurrection lines with no deletion yet, time-ordered
+	seq       map[uint64]int         // occurrences seen per container (for keys)
+	seqOrder  []uint64
+	dead      map[string]catalogue.Datanode // datanodes SCM holds DEAD now, by UUID (or host)
+	deadOrder []string
 }
 
 func newDetector(env *detectors.Env) (detectors.Detector, error) {
-	d := &detector{env: env, open: map[uint64]*occurrence{}, seq: map[uint64]int{}, dead: map[string]catalogue.Datanode{},
-		evidenceCp: detectors.MaxEvidence}
+	d := &detector{env: env, open: map[uint64]*occurrence{}, seq: map[uint64]int{}, dead: map[string]catalogue.Datanode{}}
 	v := env.Option("skew_tolerance", defaultSkewTolerance)
 	tol, err := time.ParseDuration(v)
 	if err != nil || tol < 0 {
@@ -71,7 +69,7 @@ type occurrence struct {
 	followers   map[string]int // follower SCM host -> "Skip sending" lines
 	pipelines   []string
 	resurrected *catalogue.Signal
-	ev          evidence // the deletion(s) and the resurrection
+	ev          detectors.EvidenceLog // the deletion(s) and the resurrection
 }
 
 // victim is a datanode whose non-empty replica was force-deleted.
@@ -90,7 +88,7 @@ type victim struct {
 	loggedAt     time.Time // T47 in the dn-container log
 	loggedBCSID  int64
 	stale        bool // a line showed the replica's BCSID is not above the max replica BCSID
-	ev           evidence
+	ev           detectors.EvidenceLog
 }
 
 func (v *victim) scmSeen() bool { return v.sent > 0 || v.skipped > 0 }
@@ -149,7 +147,7 @@ func (d *detector) deletion(s *catalogue.Signal, emit detectors.Emit) {
 	}
 	if o := d.open[s.Container]; o != nil && o.resurrected == nil {
 		o.repeats++
-		o.ev.add(s, d.evidenceCp)
+		o.ev.Add(detectors.EvidenceOf(s))
 		emit(d.finding(o))
 		return
 	}
@@ -162,7 +160,7 @@ func (d *detector) deletion(s *catalogue.Signal, emit detectors.Emit) {
 		}
 	}
 	d.track(o)
-	o.ev.add(s, d.evidenceCp)
+	o.ev.Add(detectors.EvidenceOf(s))
 	// Lines of other hosts whose clocks run behind may come before the deletion.
 	kept := d.early[:0]
 	var replay []*catalogue.Signal
@@ -188,11 +186,11 @@ func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
 	case catalogue.ContainerResurrected:
 		c := *s
 		o.resurrected = &c
-		o.ev.add(s, d.evidenceCp)
+		o.ev.Add(detectors.EvidenceOf(s))
 		return
 	case catalogue.ReplicaDeleteSent, catalogue.ReplicaDeleteSkipped:
 		v := o.victim(d.env.Identity.Complete(s.Datanode), s.Attrs["origin"])
-		v.ev.add(s, d.evidenceCp)
+		v.ev.Add(detectors.EvidenceOf(s))
 		if s.BCSID <= o.maxReplica {
 			v.stale = true // its blocks were deleted on the replicas SCM knew
 			return
@@ -209,7 +207,7 @@ func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
 		}
 	case catalogue.DNContainerMarkedDeleted:
 		v := o.victim(d.env.Identity.Complete(catalogue.Datanode{Host: s.Host}), s.Attrs["origin"])
-		v.ev.add(s, d.evidenceCp)
+		v.ev.Add(detectors.EvidenceOf(s))
 		if v.markedAt.IsZero() {
 			v.markedAt, v.markedFrom = s.Time, s.Attrs["from"]
 		}
@@ -218,7 +216,7 @@ func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
 		}
 	case catalogue.DNContainerForceDeleted:
 		v := o.victim(d.env.Identity.Complete(catalogue.Datanode{Host: s.Host}), "")
-		v.ev.add(s, d.evidenceCp)
+		v.ev.Add(detectors.EvidenceOf(s))
 		if s.BCSID <= o.maxReplica {
 			v.stale = true
 			return
@@ -352,22 +350,6 @@ func (d *detector) key(container uint64) string {
 	return fmt.Sprintf("container-%d", container)
 }
 
-// evidence is a bounded list of lines: the first half and the latest half
-// of its capacity, with a count of the lines left out.
-type evidence struct {
-	lines   []detectors.Evidence
-	dropped int
-}
-
-func (e *evidence) add(s *catalogue.Signal, capacity int) {
-	if len(e.lines) >= capacity {
-		half := capacity / 2
-		e.lines = append(e.lines[:half], e.lines[half+1:]...)
-		e.dropped++
-	}
-	e.lines = append(e.lines, detectors.EvidenceOf(s))
-}
-
 // finding renders o.
 func (d *detector) finding(o *occurrence) detectors.Finding {
 	f := detectors.Finding{
@@ -380,7 +362,7 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 		Facts:      map[string]string{},
 	}
 	var forced, confirmed []*victim
-	all := evidence{lines: o.ev.lines, dropped: o.ev.dropped}
+	lines, dropped := o.ev.List(), o.ev.Dropped()
 	for _, v := range o.victims {
 		if !v.lost() {
 			continue
@@ -389,8 +371,8 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 		if v.dnSeen() {
 			confirmed = append(confirmed, v)
 		}
-		all.lines = append(all.lines, v.ev.lines...)
-		all.dropped += v.ev.dropped
+		lines = append(lines, v.ev.List()...)
+		dropped += v.ev.Dropped()
 	}
 	if len(forced) > 0 {
 		f.Severity, f.Confidence = detectors.Critical, detectors.High
@@ -491,18 +473,17 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 	if v := d.versions(f.Entities.Hosts); v != "" {
 		f.Facts["ozone_version"] = v
 	}
-	sort.SliceStable(all.lines, func(i, j int) bool { return all.lines[i].Time.Before(all.lines[j].Time) })
-	if n := len(all.lines); n > 0 && all.lines[n-1].Time.After(f.End) {
-		f.End = all.lines[n-1].Time
+	detectors.SortEvidence(lines)
+	if n := len(lines); n > 0 && lines[n-1].Time.After(f.End) {
+		f.End = lines[n-1].Time
 	}
-	if n := len(all.lines); n > d.evidenceCp {
-		half := d.evidenceCp / 2
-		all.dropped += n - d.evidenceCp
-		all.lines = append(append([]detectors.Evidence(nil), all.lines[:half]...), all.lines[n-(d.evidenceCp-half):]...)
+	var kept detectors.EvidenceLog
+	for _, e := range lines {
+		kept.Add(e)
 	}
-	f.Evidence = append([]detectors.Evidence(nil), all.lines...)
-	if all.dropped > 0 {
-		f.Facts["evidence_dropped"] = strconv.Itoa(all.dropped)
+	f.Evidence = kept.List()
+	if dropped += kept.Dropped(); dropped > 0 {
+		f.Facts["evidence_dropped"] = strconv.Itoa(dropped)
 	}
 
 	f.Summary = fmt.Sprintf("SCM %s deleted QUASI_CLOSED container #%d as empty at %s although the highest BCSID among "+

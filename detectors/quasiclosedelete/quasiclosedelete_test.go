@@ -335,6 +335,26 @@ func TestRepeatedDeletionIsOneFinding(t *testing.T) {
 	}
 }
 
+// Rendering a finding leaves the occurrence's own lines as they were: every
+// repeated deletion stays in the evidence once, and the forced delete too.
+func TestRepeatedDeletionsAfterForcedDeleteKeepTheirLines(t *testing.T) {
+	f := only(t, run(t, nil,
+		deletion(t0, 12, 4, 0),
+		sent(at(time.Minute), "scm1.example.com", 12, true, true, "DELETED", 0, 4),
+		deletion(at(2*time.Minute), 12, 4, 0),
+		deletion(at(3*time.Minute), 12, 4, 0),
+		deletion(at(4*time.Minute), 12, 4, 0),
+	))
+	var got []string
+	for _, e := range f.Evidence {
+		got = append(got, e.Time.Sub(t0).String()+" "+e.Text[:8])
+	}
+	want := []string{"0s Deleting", "1m0s Sending ", "2m0s Deleting", "3m0s Deleting", "4m0s Deleting"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("evidence %q, want %q", got, want)
+	}
+}
+
 func TestVersionAndIdentity(t *testing.T) {
 	startup := catalogue.Signal{Kind: catalogue.StartupMsg, Time: at(-time.Hour), Host: "scm1.example.com", Version: "2.2.0"}
 	// The datanode learns its UUID from a DatanodeDetails rendering.
