@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,6 +25,9 @@ func TestAnalyzeSampleBundleJSONContract(t *testing.T) {
 	code, out, stderr := runCLI(t, "analyze", "--format", "json", sample)
 	if code != exitFindings {
 		t.Fatalf("exit code %d, want %d (findings); stderr: %s", code, exitFindings, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("stderr is not a terminal, so no progress should be drawn: %q", stderr)
 	}
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -163,5 +167,26 @@ func TestEnvironmentConfiguresFormat(t *testing.T) {
 	code, out, _ = runCLI(t, "analyze", "--format", "json", "--fail-on", "never", sample)
 	if code != 0 || !strings.HasPrefix(out, "{") {
 		t.Errorf("a flag wins over the environment: %d %.80s", code, out)
+	}
+}
+
+// On a terminal the progress line is drawn on stderr (and cleared at the
+// end). The terminal is a real pseudo-terminal from util-linux script(1).
+func TestProgressOnTerminal(t *testing.T) {
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) not installed:", err)
+	}
+	bin := filepath.Join(t.TempDir(), "ozdoctor")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(scriptBin, "-qec", bin+" analyze --format json --fail-on never "+sample+" >/dev/null", "/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "reading: ") || !strings.Contains(string(out), "\r\033[K") {
+		t.Errorf("no progress line on the terminal: %q", out)
 	}
 }
