@@ -33,7 +33,11 @@ func doc() detectors.Doc {
 			"it to critical (high confidence) when a forced delete of a non-empty replica-index-0 replica of the " +
 			"same container, with a BCSID above M, follows on SCM (leader or follower) or on the datanode; " +
 			"datanode lines are matched by container ID and host (or the replica's origin UUID) and are recorded " +
-			"in Facts as confirmation. The datanodes SCM held DEAD when it deleted the container (\"A dead datanode " +
+			"in Facts as confirmation. The datanode's \"Marked container DELETED ... non-empty\" line prints no " +
+			"BCSID: when it is the only line of the forced delete (SCM's line and the dn-container log are missing), " +
+			"the finding is critical with medium confidence and says the replica's BCSID is unknown (it may have " +
+			"been a stale replica). Datanode lines of a replica that SCM force-deleted due to CONTAINER_NOT_FOUND " +
+			"are that delete's and do not escalate. The datanodes SCM held DEAD when it deleted the container (\"A dead datanode " +
 			"is detected\" without a return to HEALTHY) are named as the likely holders of the replica with data. " +
 			"Lines of other hosts may precede the deletion by up to the skew tolerance and still count.",
 		Remediation: []string{
@@ -74,7 +78,8 @@ func doc() detectors.Doc {
 				"clean-up (quiet).",
 			"Forced deletes of EC replicas (r1...rN, replica index > 0) due to DELETED or DELETING: EC orphan " +
 				"clean-up (quiet).",
-			"Forced deletes due to CONTAINER_NOT_FOUND (hdds.scm.unknown-container.action=DELETE) (quiet).",
+			"Forced deletes due to CONTAINER_NOT_FOUND (hdds.scm.unknown-container.action=DELETE), and the " +
+				"datanode's forced-delete lines of the same replica (quiet).",
 			"Forced deletes of a container deleted from CLOSED (no \"Deleting empty QUASI_CLOSED container\" line; " +
 				"the CLOSED path logs at DEBUG): intended removal of a stale replica (quiet).",
 			"A forced delete of a non-empty replica whose BCSID is not above the max replica BCSID of the " +

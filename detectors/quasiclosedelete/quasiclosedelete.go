@@ -87,7 +87,8 @@ type victim struct {
 	markedFrom   string
 	loggedAt     time.Time // T47 in the dn-container log
 	loggedBCSID  int64
-	stale        bool // a line showed the replica's BCSID is not above the max replica BCSID
+	stale        bool   // a line showed the replica's BCSID is not above the max replica BCSID
+	otherReason  string // SCM force-deleted the replica for a reason that is not the defect's (CONTAINER_NOT_FOUND)
 	ev           detectors.EvidenceLog
 }
 
@@ -95,8 +96,18 @@ func (v *victim) scmSeen() bool { return v.sent > 0 || v.skipped > 0 }
 func (v *victim) dnSeen() bool  { return !v.markedAt.IsZero() || !v.loggedAt.IsZero() }
 
 // lost reports whether the victim's non-empty replica was force-deleted:
-// seen on SCM or on the datanode, and not a stale replica.
-func (v *victim) lost() bool { return !v.stale && (v.scmSeen() || v.dnSeen()) }
+// seen on SCM or on the datanode, and not a stale replica. The datanode's
+// lines alone do not count when SCM force-deleted the replica for another
+// reason: they are that delete's.
+func (v *victim) lost() bool {
+	return !v.stale && (v.scmSeen() || v.dnSeen() && v.otherReason == "")
+}
+
+// bcsidKnown reports whether a line with the replica's BCSID (SCM's T43 or
+// follower line, or the dn-container log's T47) showed it above the max
+// replica BCSID. The datanode's T46 prints no BCSID: alone, it cannot tell
+// the replica with the data from a stale one.
+func (v *victim) bcsidKnown() bool { return v.scmSeen() || !v.loggedAt.IsZero() }
 
 // Observe handles one signal.
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
@@ -111,13 +122,16 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		delete(d.dead, datanodeKey(s.Datanode))
 		return
 	case catalogue.ReplicaDeleteSent:
-		if !s.Force || !s.NonEmpty || s.Index != 0 || s.Reason == "CONTAINER_NOT_FOUND" || s.Attrs["container_state"] == "NOT_FOUND" {
+		// Forced deletes due to CONTAINER_NOT_FOUND pass on: they explain
+		// the datanode's lines of the same replica.
+		if !s.Force || !s.NonEmpty || s.Index != 0 {
 			return
 		}
 	case catalogue.ReplicaDeleteSkipped:
 		// The follower's line prints neither force nor reason: the forced
-		// path is a non-empty RATIS replica of a DELETING/DELETED container.
-		if cs := s.Attrs["container_state"]; !s.NonEmpty || s.Index != 0 || (cs != "DELETED" && cs != "DELETING") {
+		// path is a non-empty RATIS replica of a DELETING/DELETED container
+		// (or of an unknown one, with hdds.scm.unknown-container.action=DELETE).
+		if cs := s.Attrs["container_state"]; !s.NonEmpty || s.Index != 0 || (cs != "DELETED" && cs != "DELETING" && cs != "NOT_FOUND") {
 			return
 		}
 	case catalogue.DNContainerMarkedDeleted:
@@ -190,6 +204,10 @@ func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
 		return
 	case catalogue.ReplicaDeleteSent, catalogue.ReplicaDeleteSkipped:
 		v := o.victim(d.env.Identity.Complete(s.Datanode), s.Attrs["origin"])
+		if notFound(s) {
+			v.otherReason = "CONTAINER_NOT_FOUND"
+			return
+		}
 		v.ev.Add(detectors.EvidenceOf(s))
 		if s.BCSID <= o.maxReplica {
 			v.stale = true // its blocks were deleted on the replicas SCM knew
@@ -254,6 +272,13 @@ func (o *occurrence) victim(dn catalogue.Datanode, origin string) *victim {
 	v := &victim{dn: dn, origin: origin}
 	o.victims = append(o.victims, v)
 	return v
+}
+
+// notFound reports whether a report handler's line is about a container SCM
+// does not know (a forced delete due to CONTAINER_NOT_FOUND, only with
+// hdds.scm.unknown-container.action=DELETE), not a DELETED/DELETING one.
+func notFound(s *catalogue.Signal) bool {
+	return s.Reason == "CONTAINER_NOT_FOUND" || s.Attrs["container_state"] == "NOT_FOUND"
 }
 
 func sameDatanode(a, b catalogue.Datanode) bool {
@@ -361,7 +386,7 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 		State:      detectors.Firing,
 		Facts:      map[string]string{},
 	}
-	var forced, confirmed []*victim
+	var forced, confirmed, unknownBCSID []*victim
 	lines, dropped := o.ev.List(), o.ev.Dropped()
 	for _, v := range o.victims {
 		if !v.lost() {
@@ -371,11 +396,20 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 		if v.dnSeen() {
 			confirmed = append(confirmed, v)
 		}
+		if !v.bcsidKnown() {
+			unknownBCSID = append(unknownBCSID, v)
+		}
 		lines = append(lines, v.ev.List()...)
 		dropped += v.ev.Dropped()
 	}
+	// Critical as soon as a non-empty replica was force-deleted; high
+	// confidence only when a line showed its BCSID above the max replica
+	// BCSID (else it may have been a stale replica).
 	if len(forced) > 0 {
 		f.Severity, f.Confidence = detectors.Critical, detectors.High
+		if len(unknownBCSID) == len(forced) {
+			f.Confidence = detectors.Medium
+		}
 	}
 
 	// Entities: the container, the hosts, the datanodes that lost a replica
@@ -447,6 +481,19 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 		default:
 			signature += " + datanode forced delete of a non-empty replica"
 		}
+		if len(unknownBCSID) == len(forced) {
+			signature += " (replica BCSID unknown)"
+		}
+	}
+	if len(unknownBCSID) > 0 {
+		var names []string
+		for _, v := range unknownBCSID {
+			names = append(names, detectors.DatanodeName(v.dn))
+		}
+		f.Facts["replica_bcsid_unknown"] = strings.Join(names, ", ") + ": only the datanode's \"Marked container " +
+			"DELETED ... non-empty\" line (T46, which prints no BCSID) was found, neither SCM's forced-delete line nor " +
+			"the dn-container log; the replica may have been a stale one with a BCSID not above " +
+			strconv.FormatInt(o.maxReplica, 10)
 	}
 	if len(confirmed) > 0 {
 		var c, skew []string
@@ -489,15 +536,22 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 	f.Summary = fmt.Sprintf("SCM %s deleted QUASI_CLOSED container #%d as empty at %s although the highest BCSID among "+
 		"its %d known replicas (%d) is below the container's BCSID (%d)", o.scm, o.container, stamp(o.start),
 		o.known, o.maxReplica, o.bcsid)
-	if len(forced) == 0 {
-		f.Summary += ": a replica with data up to BCSID " + strconv.FormatInt(o.bcsid, 10) +
-			" on a datanode that was away will be force-deleted when it reports."
-	} else {
+	switch {
+	case len(forced) > 0:
 		var parts []string
 		for _, v := range forced {
-			parts = append(parts, v.sentence())
+			parts = append(parts, v.sentence(o.maxReplica))
 		}
-		f.Summary += "; " + strings.Join(parts, "; ") + ": that replica's data is lost."
+		lost := ": that replica's data is lost."
+		if len(unknownBCSID) == len(forced) {
+			lost = ": unless it was a stale replica, its data is lost."
+		}
+		f.Summary += "; " + strings.Join(parts, "; ") + lost
+	case o.resurrected != nil:
+		f.Summary += "."
+	default:
+		f.Summary += ": a replica with data up to BCSID " + strconv.FormatInt(o.bcsid, 10) +
+			" on a datanode that was away will be force-deleted when it reports."
 	}
 	if r := o.resurrected; r != nil {
 		f.State = detectors.Resolved
@@ -514,10 +568,13 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 // describe is a victim's entry in Facts["forced_deletes"].
 func (v *victim) describe() string {
 	s := detectors.DatanodeName(v.dn) + ": "
-	if v.replicaState != "" {
+	switch {
+	case v.replicaState != "":
 		s += fmt.Sprintf("%s replica, BCSID %d", v.replicaState, v.replicaBCSID)
-	} else {
+	case !v.loggedAt.IsZero():
 		s += fmt.Sprintf("replica, BCSID %d", v.loggedBCSID)
+	default:
+		s += "replica, BCSID unknown"
 	}
 	if v.sent > 0 {
 		s += fmt.Sprintf(", forced delete due to %s sent by %s at %s", v.reason, v.sentBy, stamp(v.sentAt))
@@ -543,8 +600,9 @@ func (v *victim) confirmation() string {
 	return detectors.DatanodeName(v.dn) + ": " + strings.Join(parts, ", ")
 }
 
-// sentence tells what happened to a victim's replica, for the summary.
-func (v *victim) sentence() string {
+// sentence tells what happened to a victim's replica, for the summary;
+// maxReplica is the deletion's max replica BCSID.
+func (v *victim) sentence(maxReplica int64) string {
 	name := detectors.DatanodeName(v.dn)
 	var s string
 	switch {
@@ -554,8 +612,11 @@ func (v *victim) sentence() string {
 	case v.skipped > 0:
 		s = fmt.Sprintf("SCM force-deleted the non-empty %s replica (BCSID %d) on %s (seen on follower SCMs)",
 			v.replicaState, v.replicaBCSID, name)
-	default:
+	case v.bcsidKnown():
 		s = "the datanode " + name + " force-deleted its non-empty replica"
+	default:
+		s = fmt.Sprintf("the datanode %s force-deleted its non-empty replica (BCSID unknown: no line that prints it "+
+			"was found, so it may have been a stale replica at or below BCSID %d)", name, maxReplica)
 	}
 	dnAt := v.dnAt()
 	switch {

@@ -83,6 +83,14 @@ func skipped(when time.Time, host string, container uint64, bcsid int64) catalog
 		Attrs: map[string]string{"container_state": "DELETED", "container_bcsid": "4"}}
 }
 
+// AbstractContainerReportHandler.java:451 on a follower, for a container
+// SCM does not know (hdds.scm.unknown-container.action=DELETE).
+func notFoundSkipped(when time.Time, host string, container uint64, bcsid int64) catalogue.Signal {
+	s := skipped(when, host, container, bcsid)
+	s.Attrs = map[string]string{"container_state": "NOT_FOUND", "origin": uuid3}
+	return s
+}
+
 // T46 KeyValueContainer.java:425 on dn3.
 func marked(when time.Time, container uint64, nonEmpty bool, ri int64) catalogue.Signal {
 	return catalogue.Signal{Kind: catalogue.DNContainerMarkedDeleted, Time: when, Host: "dn3.example.com",
@@ -255,6 +263,47 @@ func TestEscalationRoutes(t *testing.T) {
 	}
 }
 
+// The datanode's T46 prints no BCSID: alone, it escalates with medium
+// confidence and says the replica's BCSID is unknown; a line with the BCSID
+// above the max replica BCSID (SCM's, or the dn-container log's) makes it
+// high.
+func TestMarkedDeletedAloneHasUnknownBCSID(t *testing.T) {
+	f := only(t, run(t, nil, deletion(t0, 12, 4, 2), marked(at(time.Hour), 12, true, 0)))
+	if f.Severity != detectors.Critical || f.Confidence != detectors.Medium {
+		t.Errorf("finding: %v", f)
+	}
+	if !strings.HasSuffix(f.Facts["signature"], "datanode forced delete of a non-empty replica (replica BCSID unknown)") ||
+		!strings.HasPrefix(f.Facts["replica_bcsid_unknown"], "dn3.example.com: only the datanode's") ||
+		!strings.Contains(f.Facts["replica_bcsid_unknown"], "BCSID not above 2") ||
+		!strings.Contains(f.Facts["forced_deletes"], "replica, BCSID unknown") {
+		t.Errorf("facts: %v", f.Facts)
+	}
+	if !strings.Contains(f.Summary, "BCSID unknown") || !strings.Contains(f.Summary, "stale replica at or below BCSID 2") ||
+		!strings.HasSuffix(f.Summary, "unless it was a stale replica, its data is lost.") {
+		t.Errorf("summary: %s", f.Summary)
+	}
+	for name, extra := range map[string]catalogue.Signal{
+		"dn-container log":  logged(at(time.Hour+time.Millisecond), 12, 0, 4),
+		"SCM forced delete": sent(at(time.Hour-time.Second), "scm1.example.com", 12, true, true, "DELETED", 0, 4),
+		"follower line":     skipped(at(time.Hour-time.Second), "scm2.example.com", 12, 4),
+	} {
+		f := only(t, run(t, nil, deletion(t0, 12, 4, 2), marked(at(time.Hour), 12, true, 0), extra))
+		if f.Severity != detectors.Critical || f.Confidence != detectors.High || f.Facts["replica_bcsid_unknown"] != "" ||
+			strings.Contains(f.Facts["signature"], "unknown") || strings.Contains(f.Summary, "unknown") {
+			t.Errorf("%s: finding %v facts %v", name, f, f.Facts)
+		}
+	}
+	// Two datanodes: one with a BCSID above the max replica BCSID, one with
+	// T46 only. The finding is high; the second datanode is still named.
+	other := marked(at(time.Hour), 12, true, 0)
+	other.Host, other.Attrs = "dn1.example.com", map[string]string{"from": "QUASI_CLOSED", "origin": uuid1}
+	f = only(t, run(t, nil, deletion(t0, 12, 4, 2), sent(at(time.Hour), "scm1.example.com", 12, true, true, "DELETED", 0, 4), other))
+	if f.Confidence != detectors.High || !strings.HasPrefix(f.Facts["replica_bcsid_unknown"], "dn1.example.com") ||
+		strings.Contains(f.Facts["signature"], "unknown") {
+		t.Errorf("finding %v facts %v", f, f.Facts)
+	}
+}
+
 func TestDatanodeNamedDifferently(t *testing.T) {
 	// In a docker-compose capture the datanode's own log names it by its
 	// service ("datanode_3"); the replica's origin UUID ties it to SCM's line.
@@ -285,7 +334,16 @@ func TestNearMissesKeepTheWarning(t *testing.T) {
 			marked(at(time.Hour+time.Minute), 12, false, 0)},
 		"EC replica index > 0": {sent(at(time.Hour), "scm1.example.com", 12, true, true, "DELETED", 2, 4), logged(at(time.Hour), 12, 2, 4)},
 		"CONTAINER_NOT_FOUND":  {sent(at(time.Hour), "scm1.example.com", 12, true, true, "CONTAINER_NOT_FOUND", 0, 4)},
-		"another container":    {sent(at(time.Hour), "scm1.example.com", 13, true, true, "DELETED", 0, 4), marked(at(time.Hour), 13, true, 0)},
+		// The datanode's lines of a forced delete due to CONTAINER_NOT_FOUND
+		// look like the defect's; SCM's reason explains them, whichever
+		// comes first.
+		"CONTAINER_NOT_FOUND with the datanode's lines": {sent(at(time.Hour), "scm1.example.com", 12, true, true, "CONTAINER_NOT_FOUND", 0, 4),
+			marked(at(time.Hour+time.Second), 12, true, 0), logged(at(time.Hour+time.Second), 12, 0, 4)},
+		"CONTAINER_NOT_FOUND after the datanode's lines": {marked(at(time.Hour), 12, true, 0), logged(at(time.Hour), 12, 0, 4),
+			sent(at(time.Hour+time.Minute), "scm1.example.com", 12, true, true, "CONTAINER_NOT_FOUND", 0, 4)},
+		"CONTAINER_NOT_FOUND on a follower": {notFoundSkipped(at(time.Hour), "scm2.example.com", 12, 4),
+			marked(at(time.Hour+time.Second), 12, true, 0), logged(at(time.Hour+time.Second), 12, 0, 4)},
+		"another container": {sent(at(time.Hour), "scm1.example.com", 13, true, true, "DELETED", 0, 4), marked(at(time.Hour), 13, true, 0)},
 		"stale returning replica": {sent(at(time.Hour), "scm1.example.com", 12, true, true, "DELETED", 0, 2),
 			marked(at(time.Hour+time.Second), 12, true, 0), logged(at(time.Hour+time.Second), 12, 0, 2)},
 		// The datanode's T46 (no BCSID) comes first; its T47 then shows the
@@ -313,6 +371,10 @@ func TestResurrectionResolves(t *testing.T) {
 	if f.State != detectors.Resolved || f.Severity != detectors.Warning || !f.End.Equal(at(30*time.Minute)) ||
 		!strings.Contains(f.Facts["resurrected"], "DELETED -> QUASI_CLOSED") || len(f.Evidence) != 2 {
 		t.Errorf("finding %v %s end %s facts %v", f, f.State, f.End, f.Facts)
+	}
+	// The summary no longer predicts a forced delete.
+	if strings.Contains(f.Summary, "will be force-deleted") || !strings.Contains(f.Summary, "(4). SCM resurrected the container") {
+		t.Errorf("summary: %s", f.Summary)
 	}
 	// A forced delete, then another replica with a higher BCSID brings the
 	// container back: the data survives there.

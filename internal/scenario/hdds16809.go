@@ -30,6 +30,13 @@ func hdds16809Scripts() map[string]Script {
 		"hdds16809/ec-force":             h16809ECForce,
 		"hdds16809/not-found":            h16809NotFound,
 		"hdds16809/resurrect":            h16809Resurrect,
+		// Near misses after an unsafe deletion of the same container: the
+		// forced delete that follows is not the defect's, so the warning of
+		// the deletion must not escalate.
+		"hdds16809/unsafe-then-ec-force":       h16809UnsafeThenECForce,
+		"hdds16809/unsafe-then-not-found":      h16809UnsafeThenNotFound,
+		"hdds16809/unsafe-then-nonforce-empty": h16809UnsafeThenNonForceEmpty,
+		"hdds16809/unsafe-then-stale-replica":  h16809UnsafeThenStaleReplica,
 	}
 }
 
@@ -104,9 +111,9 @@ func (r *h16809Run) back(at time.Time, dn Node) {
 	r.s.Add(Line{At: at, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809ReadOnly,
 		Thread: r.thread(r.leader, "EventQueue-HealthyReadonlyNodeForHealthyReadOnlyNodeHandler"),
 		Msg:    "Datanode " + dn.Details() + " moved to HEALTHY READONLY state.", Source: "HealthyReadOnlyNodeHandler.java:54"})
-	// T20 ReadOnlyHealthyToHealthyNodeHandler.java:46 (signatures-scm.md §1.3).
+	// T20 ReadOnlyHealthyToHealthyNodeHandler.java:46 (signatures-scm.md §1.3; thread as in §1.5).
 	r.s.Add(Line{At: at.Add(3 * time.Second), Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809ToHealthy,
-		Thread: r.thread(r.leader, "EventQueue-ReadOnlyHealthyToHealthyNodeForReadOnlyHealthyToHealthyNodeHandler"),
+		Thread: r.thread(r.leader, "EventQueue-HealthyReadonlyToHealthyNodeForReadOnlyHealthyToHealthyNodeHandler"),
 		Msg:    "Datanode " + dn.Details() + " moved to HEALTHY state.", Source: "ReadOnlyHealthyToHealthyNodeHandler.java:46"})
 }
 
@@ -478,4 +485,76 @@ func h16809Resurrect(s *Scenario, at time.Time) {
 	ret := at.Add(20*time.Minute + r.jitter(time.Minute))
 	r.returns(ret)
 	r.resurrect(ret.Add(2*time.Second), "DELETED", "QUASI_CLOSED", 2, 9, r.away())
+}
+
+// Unsafe deletion used by the near misses below: container BCSID 4, max
+// replica BCSID 2, so only a replica with a BCSID above 2 holds data SCM
+// does not know of.
+const h16809NearB, h16809NearM = 4, 2
+
+// h16809UnsafeThen renders an unsafe deletion (T40 with max replica BCSID
+// below the container BCSID) and the away datanode's return, and calls
+// follow with the time its first container report is handled.
+func h16809UnsafeThen(s *Scenario, at time.Time, follow func(r *h16809Run, cmd time.Time)) {
+	r, ok := h16809Prelude(s, at)
+	if !ok {
+		return
+	}
+	r.emptyDelete(at, h16809NearB, h16809NearM)
+	ret := at.Add(30*time.Minute + r.jitter(time.Minute))
+	r.returns(ret)
+	follow(r, ret.Add(2*time.Second+r.jitter(time.Second)))
+}
+
+// h16809UnsafeThenECForce: after the unsafe deletion, the returning datanode
+// reports a non-empty replica with replica index 2 under the same container
+// ID, force-deleted as EC orphan clean-up (T43 r2, T46 ri=2, T47 Index=2).
+// Its BCSID is above the max replica BCSID: only the index tells it apart.
+func h16809UnsafeThenECForce(s *Scenario, at time.Time) {
+	h16809UnsafeThen(s, at, func(r *h16809Run, cmd time.Time) {
+		const ri = 2
+		r.reportDelete(cmd, r.leader, h16809ICR, true, "DELETED",
+			h16809Details(r.container, "DELETED", h16809NearB, ri, "CLOSED", h16809NearB, r.away(), true))
+		r.dnDeleteOf(cmd.Add(3*time.Second+r.jitter(27*time.Second)), r.away(), r.container, r.pipeline, "CLOSED", true, h16809NearB, ri, true)
+	})
+}
+
+// h16809UnsafeThenNotFound: after the unsafe deletion, SCM reports the
+// returning replica as unknown (B23) and force-deletes it because
+// hdds.scm.unknown-container.action=DELETE (T43 due to CONTAINER_NOT_FOUND).
+// The datanode's lines (T46 non-empty, T47 force deleted, BCSID above the max
+// replica BCSID) look like the defect's; SCM's reason tells them apart.
+func h16809UnsafeThenNotFound(s *Scenario, at time.Time) {
+	h16809UnsafeThen(s, at, func(r *h16809Run, cmd time.Time) {
+		details := h16809Details(r.container, "NOT_FOUND", 0, 0, "QUASI_CLOSED", h16809NearB, r.away(), true)
+		// B23 ContainerReportHandler.java:224 (signatures-scm.md §3.2, §6).
+		r.s.Add(Line{At: cmd, Host: r.leader.Host, Level: parsers.LevelError, Logger: h16809FCR,
+			Thread: r.thread(r.leader, "FixedThreadPoolWithAffinityExecutor-0-0"), Source: "ContainerReportHandler.java:224",
+			Msg: "CONTAINER_NOT_FOUND for " + details})
+		r.reportDelete(cmd.Add(time.Millisecond), r.leader, h16809FCR, true, "CONTAINER_NOT_FOUND", details)
+		r.dnDelete(cmd.Add(3*time.Second+r.jitter(27*time.Second)), r.away(), "QUASI_CLOSED", true, h16809NearB, 0)
+	})
+}
+
+// h16809UnsafeThenNonForceEmpty: after the unsafe deletion, the returning
+// datanode's replica is empty after all (BCSID 4, no blocks): a normal
+// delete (T43 without force, T46 empty, T47 "Empty container deleted").
+func h16809UnsafeThenNonForceEmpty(s *Scenario, at time.Time) {
+	h16809UnsafeThen(s, at, func(r *h16809Run, cmd time.Time) {
+		r.reportDelete(cmd, r.leader, h16809FCR, false, "DELETED",
+			h16809Details(r.container, "DELETED", h16809NearB, 0, "QUASI_CLOSED", h16809NearB, r.away(), false))
+		r.dnDelete(cmd.Add(3*time.Second+r.jitter(27*time.Second)), r.away(), "QUASI_CLOSED", false, h16809NearB, 0)
+	})
+}
+
+// h16809UnsafeThenStaleReplica: after the unsafe deletion, the returning
+// non-empty replica's BCSID equals the max replica BCSID (2): it is stale
+// (its blocks were deleted on the known replicas), not the one with the
+// data up to BCSID 4, and its forced delete loses nothing (T43, T46, T47).
+func h16809UnsafeThenStaleReplica(s *Scenario, at time.Time) {
+	h16809UnsafeThen(s, at, func(r *h16809Run, cmd time.Time) {
+		r.reportDelete(cmd, r.leader, h16809FCR, true, "DELETED",
+			h16809Details(r.container, "DELETED", h16809NearB, 0, "QUASI_CLOSED", h16809NearM, r.away(), true))
+		r.dnDelete(cmd.Add(3*time.Second+r.jitter(27*time.Second)), r.away(), "QUASI_CLOSED", true, h16809NearM, 0)
+	})
 }
