@@ -23,14 +23,13 @@ const (
 // occurrence is one datanode's run of fence lines, from its first line to
 // the moment they stop.
 type occurrence struct {
-	pattern   string
-	dn        catalogue.Datanode
-	firstSeen time.Time // first line of any kind (newer: including the expected ones)
-	first     time.Time // first counted line
-	last      time.Time
-	perSCM    map[string]*scmCount
-	total     int
-	before    int // newer: lines up to SCM finalization plus the grace
+	pattern string
+	wording string // newer: which check's lines (wordingMaster, wordingZDU)
+	dn      catalogue.Datanode
+	first   time.Time
+	last    time.Time
+	perSCM  map[string]*scmCount
+	total   int
 
 	dnVersion, scmVersion, dnApparent, scmApparent string
 	dnOzone                                        string
@@ -41,6 +40,7 @@ type occurrence struct {
 	fenced       *catalogue.Signal // T31 alone: registration refused
 	refused      *catalogue.Signal // the datanode's own refusal line
 	shutdown     *catalogue.Signal
+	scmRestart   *catalogue.Signal // newer: an SCM started after the last line
 
 	ev      detectors.EvidenceLog // the repetition's first and latest lines
 	emitted detectors.Confidence
@@ -54,7 +54,7 @@ type scmCount struct {
 }
 
 func newOccurrence(pattern string, dn catalogue.Datanode, t time.Time) *occurrence {
-	return &occurrence{pattern: pattern, dn: dn, firstSeen: t, last: t, perSCM: map[string]*scmCount{},
+	return &occurrence{pattern: pattern, dn: dn, first: t, last: t, perSCM: map[string]*scmCount{},
 		ev: detectors.EvidenceLog{Head: headEvidence, Tail: tailEvidence}}
 }
 
@@ -75,7 +75,7 @@ func (o *occurrence) add(scm string, t time.Time, sigs ...*catalogue.Signal) {
 		c.last = t
 	}
 	// The lines go on: what seemed to end them did not.
-	o.reregistered, o.finalizeCmd, o.fenced, o.refused, o.shutdown = nil, nil, nil, nil, nil
+	o.reregistered, o.finalizeCmd, o.fenced, o.refused, o.shutdown, o.scmRestart = nil, nil, nil, nil, nil, nil
 	for _, s := range sigs {
 		o.ev.Add(detectors.EvidenceOf(s))
 	}
@@ -130,7 +130,6 @@ func (d *detector) emit(o *occurrence, state detectors.State, emit detectors.Emi
 		"heartbeat_interval":        fmt.Sprintf("%s (%s)", d.hb, d.hbSource),
 		"min_heartbeats":            fmt.Sprint(d.minBeats),
 		"resolve_after":             fmt.Sprintf("%s (%d heartbeat intervals)", d.resolveAfter, d.resolveBeats),
-		"finalization_logged":       d.finalizationFact(),
 	}
 	if dn.UUID != "" {
 		facts["datanode_uuid"] = dn.UUID
@@ -147,24 +146,27 @@ func (d *detector) emit(o *occurrence, state detectors.State, emit detectors.Emi
 	if v := d.scmOzoneVersion(scms); v != "" {
 		facts["scm_ozone_version"] = v
 	}
-	if d.requested != nil {
-		facts["finalization_requested"] = d.requested.Time.Format(timeFormat) + " on " + d.requested.Host
-	}
-	if d.forced {
-		facts["finalization_forced"] = "yes: SCM skipped its peer and datanode software version checks"
-	}
 	if o.ev.Dropped() > 0 {
 		facts["evidence_dropped"] = fmt.Sprint(o.ev.Dropped())
 	}
 	if o.pattern == patternOlder {
 		facts["pairs"] = fmt.Sprint(o.total)
+		facts["finalization_logged"] = d.finalizationFact()
+		if d.requested != nil {
+			facts["finalization_requested"] = d.requested.Time.Format(timeFormat) + " on " + d.requested.Host
+		}
+		if d.forced {
+			facts["finalization_forced"] = "yes: SCM skipped its peer and datanode software version checks"
+		}
 		if r := d.registrationFact(o); r != "" {
 			facts["registered"] = r
 		}
 	} else {
-		facts["lines_after_finalization"] = fmt.Sprint(o.total)
-		facts["lines_before_finalization"] = fmt.Sprint(o.before)
-		facts["first_seen_any"] = o.firstSeen.Format(timeFormat)
+		// SCM's finalization is left out on purpose: these checks compare
+		// software versions, which finalization does not change.
+		facts["wording"] = o.wording
+		facts["version_kind"] = versionKind(o)
+		facts["heartbeats_logged"] = fmt.Sprint(o.total)
 	}
 	facts["confidence_basis"] = d.basis(o, beats, repeating)
 	if state == detectors.Resolved {
@@ -191,10 +193,9 @@ func (d *detector) emit(o *occurrence, state detectors.State, emit detectors.Emi
 		Evidence:   d.evidence(o),
 	}
 	if o.pattern == patternNewer {
-		// A related misconfiguration, not a known defect: HDDS-17090's line
-		// stops once SCM finalizes.
+		// A misconfiguration SCM names itself, not a known defect.
 		f.Defect = "unclassified"
-		f.Title = "Newer datanode still rejected after SCM finalization (not HDDS-17425)"
+		f.Title = titleNewer
 	}
 	emit(f)
 }
@@ -204,6 +205,14 @@ func keyPrefix(pattern string) string {
 		return "newer-datanode"
 	}
 	return "old-datanode"
+}
+
+// versionKind names what the versions of a newer-datanode finding are.
+func versionKind(o *occurrence) string {
+	if o.wording == wordingMaster {
+		return "software layout version"
+	}
+	return "software version"
 }
 
 func perSCM(o *occurrence, scms []string) string {
@@ -251,10 +260,11 @@ func (d *detector) registrationFact(o *occurrence) string {
 }
 
 func (d *detector) basis(o *occurrence, beats, repeating int) string {
-	what := "ERROR pair (T31+T30)"
 	if o.pattern == patternNewer {
-		what = "'Invalid data node in the cluster' after SCM finalization"
+		return fmt.Sprintf("%s on %d heartbeats (≥ %d) on %d of %d SCMs in the input; SCM's finalization does not enter "+
+			"(the check compares software versions)", o.wording, beats, d.minBeats, repeating, len(d.scms))
 	}
+	what := "ERROR pair (T31+T30)"
 	fin := "SCM finalization logged"
 	if d.finalizedAt.IsZero() {
 		fin = "no SCM finalization in the input"
@@ -269,9 +279,17 @@ func (d *detector) basis(o *occurrence, beats, repeating int) string {
 // resolution says what ended the lines, as far as the input shows.
 func resolution(o *occurrence) string {
 	at := func(s *catalogue.Signal) string { return s.Time.Format(timeFormat) }
+	if o.pattern == patternNewer {
+		switch {
+		case o.scmRestart != nil:
+			return fmt.Sprintf("SCM %s restarted at %s (STARTUP_MSG%s): SCM upgraded to the datanode's release, presumably",
+				o.scmRestart.Host, at(o.scmRestart), versionSuffix(o.scmRestart.Version))
+		case o.shutdown != nil:
+			return "datanode shut down at " + at(o.shutdown)
+		}
+		return "the lines stopped; nothing in the input says why"
+	}
 	switch {
-	case o.pattern == patternNewer:
-		return "the line stopped"
 	case o.finalizeCmd != nil && o.reregistered != nil:
 		return fmt.Sprintf("datanode upgraded: it re-registered at %s and the SCM leader sent it the finalize command at %s",
 			at(o.reregistered), at(o.finalizeCmd))
@@ -297,10 +315,9 @@ func (d *detector) summary(o *occurrence, dn catalogue.Datanode, beats, nSCM int
 		end = ", then stopped (" + facts["resolution"] + ")."
 	}
 	if o.pattern == patternNewer {
-		return fmt.Sprintf("Datanode %s reports software layout version %s, above SCM's %s: %d SCM(s) logged "+
-			"'Invalid data node in the cluster' for it on %d heartbeats %s%s SCM finalized at %s, more than %s earlier. "+
-			"A newer datanode SCM keeps rejecting, not HDDS-17425.",
-			name, o.dnVersion, o.scmVersion, nSCM, beats, span, end, d.finalizedAt.Format(timeFormat), d.resolveAfter)
+		return fmt.Sprintf("Datanode %s runs newer software than SCM: its %s %s is above SCM's %s. %d SCM(s) logged %s "+
+			"for it on %d heartbeats %s%s The datanode was upgraded before SCM (wrong upgrade order); this is not HDDS-17425.",
+			name, versionKind(o), o.dnVersion, o.scmVersion, nSCM, o.wording, beats, span, end)
 	}
 	dnv, scmv := o.dnVersion, o.scmVersion
 	if v := facts["datanode_ozone_version"]; v != "" {
@@ -323,13 +340,17 @@ func (d *detector) summary(o *occurrence, dn catalogue.Datanode, beats, nSCM int
 // the first and latest lines of the repetition, in time order.
 func (d *detector) evidence(o *occurrence) []detectors.Evidence {
 	var ctx []*catalogue.Signal
-	if len(d.finalized) > 0 {
-		ctx = append(ctx, d.finalized[0])
+	if o.pattern == patternNewer {
+		ctx = append(ctx, o.scmRestart, o.shutdown)
+	} else {
+		if len(d.finalized) > 0 {
+			ctx = append(ctx, d.finalized[0])
+		}
+		if d.requested != nil {
+			ctx = append(ctx, d.requested)
+		}
+		ctx = append(ctx, o.registered, o.reregistered, o.finalizeCmd, o.fenced, o.refused, o.shutdown)
 	}
-	if d.requested != nil {
-		ctx = append(ctx, d.requested)
-	}
-	ctx = append(ctx, o.registered, o.reregistered, o.finalizeCmd, o.fenced, o.refused, o.shutdown)
 	var out []detectors.Evidence
 	for _, s := range ctx {
 		if s != nil && len(out) < contextEvidence {
@@ -339,4 +360,11 @@ func (d *detector) evidence(o *occurrence) []detectors.Evidence {
 	out = append(out, o.ev.List()...)
 	detectors.SortEvidence(out)
 	return out
+}
+
+func versionSuffix(v string) string {
+	if v == "" {
+		return ""
+	}
+	return ", version " + v
 }

@@ -55,8 +55,17 @@ type pendingKey struct{ scm, dn string }
 
 type pending struct {
 	sig   *catalogue.Signal
-	older bool // T31 (older datanode); else T32/T32b (newer)
+	fence fence
 }
+
+// fence says which check logged the first half of a pair.
+type fence int
+
+const (
+	fenceOlder    fence = iota // T31: older software on a finalized SCM (HDDS-17425)
+	fenceNewer                 // T32: newer software than SCM (wrong upgrade order)
+	fenceApparent              // T32b: apparent version above SCM's (neither finding)
+)
 
 func newDetector(env *detectors.Env) (detectors.Detector, error) {
 	settings := env.Settings
@@ -102,6 +111,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		switch catalogue.ServiceComponent(s.Attrs["service"]) {
 		case parsers.ComponentSCM:
 			d.addSCM(s.Host)
+			d.scmStarted(s)
 		case parsers.ComponentDatanode:
 			host := d.bannerHost(s)
 			if s.Version != "" {
@@ -110,16 +120,22 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		}
 	case catalogue.ShutdownMsg:
 		if catalogue.ServiceComponent(s.Attrs["service"]) == parsers.ComponentDatanode {
-			if o := d.after(d.bannerHost(s), s.Time); o != nil && o.shutdown == nil {
-				o.shutdown = s
+			host := d.bannerHost(s)
+			for _, pattern := range []string{patternOlder, patternNewer} {
+				if o := d.after(pattern, host, s.Time); o != nil && o.shutdown == nil {
+					o.shutdown = s
+				}
 			}
 		}
 	case catalogue.OldDatanodeOnFinalizedSCM:
 		d.addSCM(s.Host)
-		d.hold(pendingKey{s.Host, dnKey(s.Datanode.Host)}, pending{sig: s, older: true})
-	case catalogue.NewerDatanodeThanSCM, catalogue.DatanodeApparentAboveSCM:
+		d.hold(pendingKey{s.Host, dnKey(s.Datanode.Host)}, pending{sig: s, fence: fenceOlder})
+	case catalogue.NewerDatanodeThanSCM:
 		d.addSCM(s.Host)
-		d.hold(pendingKey{s.Host, dnKey(s.Datanode.Host)}, pending{sig: s})
+		d.hold(pendingKey{s.Host, dnKey(s.Datanode.Host)}, pending{sig: s, fence: fenceNewer})
+	case catalogue.DatanodeApparentAboveSCM:
+		d.addSCM(s.Host)
+		d.hold(pendingKey{s.Host, dnKey(s.Datanode.Host)}, pending{sig: s, fence: fenceApparent})
 	case catalogue.InvalidDatanode:
 		d.addSCM(s.Host)
 		k := pendingKey{s.Host, dnKey(s.Datanode.Host)}
@@ -128,12 +144,15 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 			return // T30 without its first half: nothing to say which fence fired
 		}
 		delete(d.pending, k)
-		if p.older {
+		switch p.fence {
+		case fenceOlder:
 			d.pair(p.sig, s)
+		case fenceNewer:
+			d.newer(p.sig, s)
 		}
 	case catalogue.InvalidDataNodeLayout:
 		d.addSCM(s.Host)
-		d.newerLine(s)
+		d.newer(s, nil)
 	case catalogue.DatanodeRegistered:
 		d.addSCM(s.Host)
 		// Every SCM logs the registration: keep the first line of it.
@@ -141,12 +160,12 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		if prev := d.registrations[k]; prev == nil || s.Time.Sub(prev.Time) > skewTolerance {
 			d.remember(d.registrations, k, s)
 		}
-		if o := d.after(s.Datanode.Host, s.Time); o != nil && o.reregistered == nil {
+		if o := d.after(patternOlder, s.Datanode.Host, s.Time); o != nil && o.reregistered == nil {
 			o.reregistered = s
 		}
 	case catalogue.FinalizeCommandSent:
 		d.addSCM(s.Host)
-		if o := d.after(s.Datanode.Host, s.Time); o != nil && o.finalizeCmd == nil {
+		if o := d.after(patternOlder, s.Datanode.Host, s.Time); o != nil && o.finalizeCmd == nil {
 			o.finalizeCmd = s
 		}
 	case catalogue.DatanodeRegistrationRefused:
@@ -154,7 +173,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		if h := d.hostNames[s.Host]; h != "" {
 			host = h
 		}
-		if o := d.after(host, s.Time); o != nil && o.refused == nil {
+		if o := d.after(patternOlder, host, s.Time); o != nil && o.refused == nil {
 			o.refused = s
 		}
 	case catalogue.UpgradeFinalizeRequested:
@@ -226,8 +245,8 @@ func (d *detector) hold(k pendingKey, p pending) {
 func (d *detector) expirePending(now time.Time, all bool) {
 	for k, p := range d.pending {
 		if all || now.Sub(p.sig.Time) > pairWindow {
-			if p.older {
-				if o := d.after(p.sig.Datanode.Host, p.sig.Time); o != nil && o.fenced == nil {
+			if p.fence == fenceOlder {
+				if o := d.after(patternOlder, p.sig.Datanode.Host, p.sig.Time); o != nil && o.fenced == nil {
 					o.fenced = p.sig
 				}
 			}
@@ -252,17 +271,9 @@ func (d *detector) remember(m map[string]*catalogue.Signal, k string, s *catalog
 
 // pair handles one T31+T30 pair.
 func (d *detector) pair(t31, t30 *catalogue.Signal) {
-	k := dnKey(t31.Datanode.Host)
-	o := d.open[k]
-	if o == nil {
-		if len(d.open) >= maxTracked {
-			d.dropOldestOpen()
-		}
-		dn := d.env.Identity.Complete(t31.Datanode)
-		o = newOccurrence(patternOlder, dn, t31.Time)
-		o.registered = d.registrations[k]
-		o.dnOzone = d.version(dn.Host)
-		d.open[k] = o
+	o := d.occurrence(patternOlder, t31.Datanode, t31.Time)
+	if o.total == 0 {
+		o.registered = d.registrations[dnKey(t31.Datanode.Host)]
 	}
 	o.add(t31.Host, t31.Time, t31, t30)
 	o.dnVersion, o.scmVersion = t31.Version, t31.Version2
@@ -270,29 +281,65 @@ func (d *detector) pair(t31, t30 *catalogue.Signal) {
 	o.dirty = true
 }
 
-// newerLine handles master's "Invalid data node in the cluster" line.
-func (d *detector) newerLine(s *catalogue.Signal) {
-	k := "newer/" + dnKey(s.Datanode.Host)
-	o := d.open[k]
-	if o == nil {
-		if len(d.open) >= maxTracked {
-			d.dropOldestOpen()
-		}
-		dn := d.env.Identity.Complete(s.Datanode)
-		o = newOccurrence(patternNewer, dn, s.Time)
-		o.dnOzone = d.version(dn.Host)
-		d.open[k] = o
+// newer handles one heartbeat of a datanode newer than SCM: master/2.x's
+// "Invalid data node in the cluster" line (t30 nil) or the ZDU T32+T30
+// pair. Both checks compare software (layout) versions, which SCM's
+// finalization does not change, so every such heartbeat counts, whenever
+// SCM finalized.
+func (d *detector) newer(s, t30 *catalogue.Signal) {
+	o := d.occurrence(patternNewer, s.Datanode, s.Time)
+	o.wording = wordingMaster
+	if t30 != nil {
+		o.wording = wordingZDU
+		o.dnApparent, o.scmApparent = t30.Attrs["dnapparent"], t30.Attrs["scmapparent"]
+		o.add(s.Host, s.Time, s, t30)
+	} else {
+		o.add(s.Host, s.Time, s)
 	}
 	o.dnVersion, o.scmVersion = s.Version, s.Version2
-	// Before SCM finalized (plus the grace of a few heartbeats) the line is
-	// expected (HDDS-17090): only lines after that count.
-	if d.finalizedAt.IsZero() || !s.Time.After(d.finalizedAt.Add(d.resolveAfter)) {
-		o.before++
-		o.last = s.Time
-		return
-	}
-	o.add(s.Host, s.Time, s)
 	o.dirty = true
+}
+
+// occurrence returns the open occurrence of pattern for datanode dn,
+// opening one at t if there is none.
+func (d *detector) occurrence(pattern string, dn catalogue.Datanode, t time.Time) *occurrence {
+	k := openKey(pattern, dn.Host)
+	if o := d.open[k]; o != nil {
+		return o
+	}
+	if len(d.open) >= maxTracked {
+		d.dropOldestOpen()
+	}
+	dn = d.env.Identity.Complete(dn)
+	o := newOccurrence(pattern, dn, t)
+	o.dnOzone = d.version(dn.Host)
+	d.open[k] = o
+	return o
+}
+
+// openKey names an open occurrence: the datanode's short host, prefixed
+// for the newer-datanode finding.
+func openKey(pattern, host string) string {
+	if pattern == patternNewer {
+		return "newer/" + dnKey(host)
+	}
+	return dnKey(host)
+}
+
+// scmStarted notes an SCM (re)start after the newer-datanode lines: the
+// way they end when SCM is upgraded to the datanode's release.
+func (d *detector) scmStarted(s *catalogue.Signal) {
+	note := func(o *occurrence) {
+		if o.pattern == patternNewer && o.scmRestart == nil && !s.Time.Before(o.last) {
+			o.scmRestart = s
+		}
+	}
+	for _, o := range d.open {
+		note(o)
+	}
+	for _, o := range d.closed {
+		note(o)
+	}
 }
 
 func (d *detector) dropOldestOpen() {
@@ -305,15 +352,15 @@ func (d *detector) dropOldestOpen() {
 	delete(d.open, oldest)
 }
 
-// after returns the latest occurrence about the datanode on host whose last
-// line is before t (what follows it may explain why it stopped).
-func (d *detector) after(host string, t time.Time) *occurrence {
-	k := dnKey(host)
-	if o := d.open[k]; o != nil && !t.Before(o.last) {
+// after returns the latest occurrence of pattern about the datanode on host
+// whose last line is before t (what follows it may explain why it stopped).
+func (d *detector) after(pattern, host string, t time.Time) *occurrence {
+	if o := d.open[openKey(pattern, host)]; o != nil && !t.Before(o.last) {
 		return o
 	}
+	k := dnKey(host)
 	for i := len(d.closed) - 1; i >= 0; i-- {
-		if o := d.closed[i]; o.pattern == patternOlder && dnKey(o.dn.Host) == k && !t.Before(o.last) {
+		if o := d.closed[i]; o.pattern == pattern && dnKey(o.dn.Host) == k && !t.Before(o.last) {
 			return o
 		}
 	}
@@ -387,6 +434,10 @@ func (d *detector) confidence(o *occurrence) detectors.Confidence {
 		return ""
 	case o.pattern == patternNewer && beats < d.minBeats:
 		return "" // the separate finding needs the full repetition
+	case o.pattern == patternNewer:
+		// SCM's own check says the datanode runs newer software; only its
+		// persistence was in doubt, and min_heartbeats settles that.
+		return detectors.High
 	case beats < d.minBeats:
 		return detectors.Low
 	case repeating >= several && !d.finalizedAt.IsZero():

@@ -247,13 +247,17 @@ func TestQuietCases(t *testing.T) {
 			}
 			return at
 		},
-		"T32 + T30 (newer datanode)": func(r *run) time.Time {
+		"T32 + T30 (newer datanode) on two heartbeats, then SCM upgraded": func(r *run) time.Time {
+			at := r.newerPairs(scms, t0, 2)
+			r.scmRestarts(at.Add(20 * time.Second))
+			return at.Add(time.Hour)
+		},
+		"T32 alone, repeated (newer datanode refused at registration)": func(r *run) time.Time {
 			at := t0
 			for i := 0; i < 10; i++ {
 				at = t0.Add(time.Duration(i) * 30 * time.Second)
 				for _, scm := range scms {
-					r.add(catalogue.Signal{Kind: catalogue.NewerDatanodeThanSCM, Time: at, Host: scm, Datanode: dn3, Thread: "h1", Version: zdu, Version2: old})
-					r.add(t30(scm, dn3.Host, at.Add(time.Millisecond), "h1", zdu, old))
+					r.add(t32(scm, at, "h1"))
 				}
 			}
 			return at
@@ -305,33 +309,16 @@ func TestQuietCases(t *testing.T) {
 			}
 			return at
 		},
-		"master line until SCM finalized (HDDS-17090)": func(r *run) time.Time {
-			at := t0
-			for i := 0; i < 20; i++ {
-				at = t0.Add(time.Duration(i) * 30 * time.Second)
-				r.add(masterLine(scms[0], at))
-			}
-			r.add(catalogue.Signal{Kind: catalogue.UpgradeFinalized, Time: at.Add(10 * time.Second), Host: scms[0], State: "FINALIZATION_COMPLETE", Attrs: map[string]string{"scope": "SCM"}})
-			r.add(masterLine(scms[0], at.Add(30*time.Second))) // one more heartbeat in flight
+		"master line on two heartbeats, then SCM upgraded": func(r *run) time.Time {
+			r.finalized(t0)
+			at := r.masterLines(scms, t0.Add(time.Minute), 2)
+			r.scmRestarts(at.Add(20 * time.Second))
 			return at.Add(time.Hour)
 		},
-		"master line, no finalization in the input": func(r *run) time.Time {
-			at := t0
-			for i := 0; i < 100; i++ {
-				at = t0.Add(time.Duration(i) * 30 * time.Second)
-				r.add(masterLine(scms[0], at))
-			}
-			return at
-		},
-		"OM and DN finalization lines do not make SCM finalized": func(r *run) time.Time {
-			r.add(catalogue.Signal{Kind: catalogue.UpgradeFinalized, Time: t0, Host: "om1.example.com", Component: parsers.ComponentOM})
-			r.add(catalogue.Signal{Kind: catalogue.UpgradeFinalized, Time: t0, Host: "dn1.example.com", Component: parsers.ComponentDatanode})
-			at := t0
-			for i := 0; i < 30; i++ {
-				at = t0.Add(5*time.Minute + time.Duration(i)*30*time.Second)
-				r.add(masterLine(scms[0], at))
-			}
-			return at
+		"master line on two heartbeats per SCM, SCMs a heartbeat apart": func(r *run) time.Time {
+			at := r.masterLines(scms[:1], t0, 2)
+			at = r.masterLines(scms[1:2], at.Add(30*time.Second), 2)
+			return r.masterLines(scms[2:], at.Add(30*time.Second), 2)
 		},
 	}
 	for name, feed := range cases {
@@ -348,32 +335,156 @@ func masterLine(scm string, at time.Time) catalogue.Signal {
 		Datanode: catalogue.Datanode{Host: "dn2.example.com"}, Version: "11", Version2: "10"}
 }
 
-func TestNewerDatanodeAfterFinalizationIsSeparateFinding(t *testing.T) {
+// masterLines adds master's "Invalid data node" line for dn2 on n heartbeats
+// from start on the given SCMs; it returns the last heartbeat.
+func (r *run) masterLines(on []string, start time.Time, n int) time.Time {
+	at := start
+	for i := 0; i < n; i++ {
+		at = start.Add(time.Duration(i) * 30 * time.Second)
+		for j, scm := range on {
+			r.add(masterLine(scm, at.Add(time.Duration(j*50)*time.Millisecond)))
+		}
+	}
+	return at
+}
+
+func t32(scm string, at time.Time, thread string) catalogue.Signal {
+	return catalogue.Signal{Kind: catalogue.NewerDatanodeThanSCM, Time: at, Host: scm, Level: parsers.LevelError, Thread: thread,
+		Datanode: dn3, Version: zdu, Version2: old}
+}
+
+// newerPairs adds the ZDU T32 + T30 pair for dn3 on n heartbeats from start
+// on the given SCMs; it returns the last heartbeat.
+func (r *run) newerPairs(on []string, start time.Time, n int) time.Time {
+	at := start
+	for i := 0; i < n; i++ {
+		at = start.Add(time.Duration(i) * 30 * time.Second)
+		for j, scm := range on {
+			ts := at.Add(time.Duration(j*60) * time.Millisecond)
+			th := fmt.Sprintf("IPC Server handler %d on default port 9861", (i+j)%100)
+			r.add(t32(scm, ts, th))
+			r.add(t30(scm, dn3.Host, ts.Add(time.Millisecond), th, zdu, old))
+		}
+	}
+	return at
+}
+
+// scmRestarts adds a STARTUP_MSG on every SCM from at.
+func (r *run) scmRestarts(at time.Time) {
+	for i, scm := range scms {
+		r.add(catalogue.Signal{Kind: catalogue.StartupMsg, Time: at.Add(time.Duration(i) * time.Second), Host: scm, Version: "2.2.0",
+			Attrs: map[string]string{"service": "StorageContainerManager", "hostname": scm}})
+	}
+}
+
+func TestOMAndDatanodeFinalizationDoNotMakeSCMFinalized(t *testing.T) {
 	r := newRun(t, nil, nil)
-	fin := t0.Add(10 * time.Minute)
-	at := t0
-	for i := 0; i < 60; i++ {
-		at = t0.Add(time.Duration(i) * 30 * time.Second)
-		if i == 20 {
-			for _, scm := range scms {
-				r.add(catalogue.Signal{Kind: catalogue.UpgradeFinalized, Time: fin, Host: scm, Text: "Finalization is done."})
-			}
+	r.add(catalogue.Signal{Kind: catalogue.UpgradeFinalized, Time: t0, Host: "om1.example.com", Component: parsers.ComponentOM})
+	r.add(catalogue.Signal{Kind: catalogue.UpgradeFinalized, Time: t0, Host: "dn1.example.com", Component: parsers.ComponentDatanode})
+	last := r.pairs(scms, dn3, t0.Add(time.Minute), 30*time.Second, 10)
+	f := only(t, r.flush(last.Add(time.Second)))
+	if f.Confidence != detectors.Medium || f.Facts["finalization_logged"] != "no SCM finalization in the input" {
+		t.Errorf("%v %v", f, f.Facts)
+	}
+}
+
+// A datanode newer than SCM is never HDDS-17425. Master's line and ZDU's
+// T32 + T30 pair are reported alike, as the separate wrong-upgrade-order
+// finding, from the first heartbeat on, whether and whenever SCM finalized:
+// finalization does not change the software versions the checks compare.
+func TestNewerDatanodeIsSeparateFindingWhateverFinalization(t *testing.T) {
+	type feed func(r *run, start time.Time, n int) time.Time
+	master := func(r *run, start time.Time, n int) time.Time { return r.masterLines(scms, start, n) }
+	zduPairs := func(r *run, start time.Time, n int) time.Time { return r.newerPairs(scms, start, n) }
+	finalizeAt := map[string]func(first time.Time) (time.Time, bool){
+		"no finalization":             func(time.Time) (time.Time, bool) { return time.Time{}, false },
+		"finalized before the lines":  func(first time.Time) (time.Time, bool) { return first.Add(-time.Hour), true },
+		"finalized amid the lines":    func(first time.Time) (time.Time, bool) { return first.Add(10 * time.Minute), true },
+		"finalized after three beats": func(first time.Time) (time.Time, bool) { return first.Add(70 * time.Second), true },
+	}
+	for wording, lines := range map[string]feed{"master": master, "zdu": zduPairs} {
+		for when, fin := range finalizeAt {
+			t.Run(wording+"/"+when, func(t *testing.T) {
+				r := newRun(t, nil, nil)
+				first := t0.Add(2 * time.Hour)
+				finAt, pending := fin(first)
+				var last time.Time
+				for i := 0; i < 43; i++ { // in time order, the finalization where it falls
+					at := first.Add(time.Duration(i) * 30 * time.Second)
+					if pending && !finAt.After(at) {
+						r.finalized(finAt)
+						pending = false
+					}
+					last = lines(r, at, 1)
+				}
+				f := only(t, r.flush(last.Add(time.Second)))
+				if f.Defect != "unclassified" || f.Title != "Datanode runs newer software than SCM: wrong upgrade order (not HDDS-17425)" ||
+					f.Severity != detectors.Warning || f.Confidence != detectors.High || f.State != detectors.Firing ||
+					f.Facts["pattern"] != "datanode-newer-than-scm" || !strings.HasPrefix(f.Key, "newer-datanode/") {
+					t.Fatalf("%+v", f)
+				}
+				if !f.Start.Equal(first) || f.Facts["heartbeats"] != "43" {
+					t.Errorf("start %s (want the first line %s), heartbeats %s", f.Start, first, f.Facts["heartbeats"])
+				}
+				if _, has := f.Facts["finalization_logged"]; has || strings.Contains(f.Summary, "finaliz") {
+					t.Errorf("finalization enters the finding: %v / %s", f.Facts, f.Summary)
+				}
+				if !strings.Contains(f.Summary, "wrong upgrade order") || !strings.Contains(f.Summary, "not HDDS-17425") ||
+					!strings.Contains(f.Remediation[1], "SCM must be upgraded before datanodes") {
+					t.Errorf("summary %s remediation %q", f.Summary, f.Remediation)
+				}
+				for _, e := range r.emitted {
+					if e.Defect != "unclassified" {
+						t.Errorf("emitted %s finding %s", e.Defect, e.Key)
+					}
+				}
+			})
 		}
-		for _, scm := range scms {
-			r.add(masterLine(scm, at.Add(50*time.Millisecond)))
-		}
 	}
-	f := only(t, r.flush(at.Add(time.Second)))
-	if !strings.HasPrefix(f.Key, "newer-datanode/dn2/") || !strings.Contains(f.Title, "not HDDS-17425") ||
-		f.Severity != detectors.Warning || f.Facts["pattern"] != "newer-datanode-after-finalization" || f.Confidence != detectors.High {
-		t.Errorf("%v %s %v", f, f.Title, f.Facts)
+}
+
+func TestNewerDatanodeFacts(t *testing.T) {
+	r := newRun(t, nil, nil)
+	f := only(t, r.flush(r.masterLines(scms, t0, 5).Add(time.Second)))
+	if f.Facts["version_kind"] != "software layout version" || f.Facts["datanode_software_version"] != "11" ||
+		f.Facts["scm_software_version"] != "10" || !strings.Contains(f.Facts["wording"], "Invalid data node in the cluster") ||
+		f.Entities.Datanodes[0].Host != "dn2.example.com" || !strings.Contains(f.Remediation[3], "dn2.example.com") {
+		t.Errorf("master: %v %q", f.Facts, f.Remediation)
 	}
-	// Lines up to finalization + 3 heartbeat intervals are the expected ones.
-	if f.Facts["lines_before_finalization"] != fmt.Sprint(3*23) || !f.Start.After(fin.Add(90*time.Second)) {
-		t.Errorf("before %s start %s", f.Facts["lines_before_finalization"], f.Start)
+	r = newRun(t, nil, nil)
+	f = only(t, r.flush(r.newerPairs(scms, t0, 5).Add(time.Second)))
+	if f.Facts["version_kind"] != "software version" || f.Facts["datanode_software_version"] != zdu ||
+		f.Facts["scm_software_version"] != old || f.Facts["datanode_apparent_version"] != zdu ||
+		!strings.Contains(f.Facts["wording"], "SCM must be upgraded before datanodes") || f.Entities.Datanodes[0] != dn3 ||
+		!strings.HasPrefix(f.Key, "newer-datanode/"+dn3.UUID+"/") || f.Facts["heartbeats_logged"] != "15" {
+		t.Errorf("zdu: %v %s", f.Facts, f.Key)
 	}
-	if !strings.Contains(f.Remediation[1], "SCM must be upgraded before datanodes") || !strings.Contains(f.Remediation[3], "dn2.example.com") {
-		t.Errorf("remediation %q", f.Remediation)
+}
+
+func TestNewerDatanodeResolvesAfterSCMUpgrade(t *testing.T) {
+	r := newRun(t, nil, nil)
+	last := r.masterLines(scms, t0, 5)
+	r.scmRestarts(last.Add(20 * time.Second))
+	f := only(t, r.flush(last.Add(time.Hour)))
+	if f.State != detectors.Resolved || !strings.HasPrefix(f.Facts["resolution"], "SCM scm1.example.com restarted at") ||
+		!strings.Contains(f.Facts["resolution"], "version 2.2.0") {
+		t.Errorf("%s %q", f.State, f.Facts["resolution"])
+	}
+	var startup bool
+	for _, e := range f.Evidence {
+		startup = startup || e.Time.Equal(last.Add(20*time.Second))
+	}
+	if !startup {
+		t.Errorf("SCM restart not in the evidence: %v", f.Evidence)
+	}
+	// An SCM restart in the middle of the lines does not end them.
+	r = newRun(t, nil, nil)
+	last = r.masterLines(scms, t0, 5)
+	r.scmRestarts(last.Add(10 * time.Second))
+	last = r.masterLines(scms, last.Add(30*time.Second), 5)
+	f = only(t, r.flush(last.Add(time.Hour)))
+	if f.State != detectors.Resolved || f.Facts["resolution"] != "the lines stopped; nothing in the input says why" {
+		t.Errorf("%s %q", f.State, f.Facts["resolution"])
 	}
 }
 
@@ -454,7 +565,7 @@ func TestMinHeartbeatsOption(t *testing.T) {
 
 func TestDocRemediationExecutes(t *testing.T) {
 	d := olddatanode.Registration.Doc
-	for _, p := range []string{"older-datanode-after-finalization", "newer-datanode-after-finalization"} {
+	for _, p := range []string{"older-datanode-after-finalization", "datanode-newer-than-scm"} {
 		steps, err := d.Remediate(&detectors.Finding{Facts: map[string]string{"pattern": p, "datanode_host": "dn9"}})
 		if err != nil || len(steps) != 4 {
 			t.Fatalf("%s: %v %v", p, steps, err)

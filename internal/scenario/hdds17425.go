@@ -12,8 +12,13 @@ import (
 // while SCM was finalizing keeps heartbeating after SCM finalized; every SCM
 // logs T31 then T30 for it on every heartbeat and the node stays HEALTHY
 // (shared/ozone signatures-scm.md §2). Near misses: correct fencing at
-// registration, a newer datanode (T32/T32b + T30), master's "Invalid data
-// node" line before finalization, a normal pre-finalized rolling upgrade.
+// registration, a datanode whose apparent version is above SCM's (T32b +
+// T30), a normal pre-finalized rolling upgrade, and a datanode NEWER than
+// SCM — master's "Invalid data node in the cluster" or ZDU's T32 + T30 —
+// which is never HDDS-17425: repeated, it is a wrong upgrade order (a
+// separate finding); it stops only when SCM runs the datanode's release,
+// since the check compares software versions, which finalization does not
+// change (§2.3).
 
 const (
 	h17425NodeManagerClass      = "org.apache.hadoop.hdds.scm.node.SCMNodeManager"
@@ -95,9 +100,17 @@ func hdds17425Scripts() map[string]Script {
 			h17425DatanodeStops(s, dn, last.Add(8*time.Second))
 			h17425FencedRestart(s, dn, last.Add(3*time.Minute))
 		},
-		// Near miss: datanode newer than SCM (wrong upgrade order), T32 + T30 on every heartbeat.
+		// Not HDDS-17425 (separate wrong-upgrade-order finding): datanode newer
+		// than SCM, T32 + T30 on every heartbeat until the end.
 		"hdds17425/newer-datanode": func(s *Scenario, at time.Time) {
 			h17425NewerPairs(s, h17425OldDatanode(s), at, s.End, false)
+		},
+		// Near miss, quiet: T32 + T30 on two heartbeats, then the SCMs are
+		// upgraded to the datanode's release and the lines stop.
+		"hdds17425/newer-datanode-until-scm-upgraded": func(s *Scenario, at time.Time) {
+			hb := h17425HeartbeatInterval(s)
+			h17425NewerPairs(s, h17425OldDatanode(s), at, at.Add(hb+hb/2), false)
+			h17425UpgradeSCMs(s, at.Add(hb+hb/2), "SCMNodeManager.java:444")
 		},
 		// Near miss: datanode's apparent version above SCM's, T32b + T30 on every heartbeat.
 		"hdds17425/apparent-above-scm": func(s *Scenario, at time.Time) {
@@ -114,14 +127,18 @@ func hdds17425Scripts() map[string]Script {
 			}
 			h17425ZduFinalize(s, t.Add(5*time.Minute), s.Cluster.Datanodes)
 		},
-		// Near miss (HDDS-17090): master's line for a newer datanode stops once SCM finalizes.
-		"hdds17425/master-newer-until-finalized": func(s *Scenario, at time.Time) {
-			dn := h17425OldDatanode(s)
-			done := h17425MasterFinalize(s, at.Add(12*time.Minute), h17425Others(s, dn))
-			h17425MasterInvalidLines(s, dn, at, done)
+		// Near miss, quiet: master's line for a newer datanode on two
+		// heartbeats, then the SCMs are upgraded to its release and it stops.
+		"hdds17425/master-newer-until-scm-upgraded": func(s *Scenario, at time.Time) {
+			hb := h17425HeartbeatInterval(s)
+			h17425MasterInvalidLines(s, h17425OldDatanode(s), at, at.Add(hb+hb/2))
+			h17425UpgradeSCMs(s, at.Add(hb+hb/2), "SCMNodeManager.java:447")
 		},
-		// Positive, separate finding: master's line keeps repeating after SCM finalized.
-		"hdds17425/master-newer-after-finalized": func(s *Scenario, at time.Time) {
+		// Not HDDS-17425 (separate wrong-upgrade-order finding): master's line
+		// for a newer datanode repeats on every heartbeat, before and after
+		// SCM finalizes; finalization does not change the software layout
+		// versions it compares (§2.3).
+		"hdds17425/master-newer-datanode": func(s *Scenario, at time.Time) {
 			dn := h17425OldDatanode(s)
 			h17425MasterFinalize(s, at.Add(12*time.Minute), h17425Others(s, dn))
 			h17425MasterInvalidLines(s, dn, at, s.End)
@@ -230,16 +247,50 @@ func h17425NewerPairs(s *Scenario, dn Node, from, to time.Time, apparent bool) {
 	}
 }
 
-// h17425Registered logs T35 on every SCM for dn.
+// h17425Registered logs T35 on every SCM for dn (ZDU line number).
 func h17425Registered(s *Scenario, dn Node, at time.Time) {
-	for _, scm := range s.Cluster.SCMs {
-		// T35 SCMNodeManager.java:444 [ZDU] (§2.2), arg DatanodeDetails.toDebugString() (§0.1)
+	h17425RegisteredOn(s, s.Cluster.SCMs, dn, at, "SCMNodeManager.java:444")
+}
+
+// h17425RegisteredOn logs T35 on the given SCMs for dn; src is the ZDU
+// (:444) or master (:447) line.
+func h17425RegisteredOn(s *Scenario, scms []Node, dn Node, at time.Time, src string) {
+	for _, scm := range scms {
+		// T35 SCMNodeManager.java:444 [ZDU], master :447 (§2.2), arg DatanodeDetails.toDebugString() (§0.1)
 		s.Add(Line{At: at.Add(h17425Jitter(s, 300*time.Millisecond)), Host: scm.Host, Level: parsers.LevelInfo, Logger: h17425NodeManagerClass,
 			Thread: h17425IpcThread(s),
 			Msg: "Registered datanode: " + dn.UUID + "{ip: " + dn.IP + ", host: " + dn.Host +
 				", ports: {REPLICATION=9886, RATIS=9858, RATIS_ADMIN=9857, RATIS_SERVER=9856, RATIS_DATASTREAM=9855, STANDALONE=9859}" +
 				", networkLocation: /default-rack, certSerialId: null, persistedOpState: IN_SERVICE, persistedOpStateExpiryEpochSec: 0}",
-			Source: "SCMNodeManager.java:444"})
+			Source: src})
+	}
+}
+
+// h17425UpgradeSCMs: the operator stops every SCM at at and starts it on the
+// new release (the cluster's version) 20 s later; SCM's software (layout)
+// version is now the newer datanode's. At each datanode's next heartbeat
+// every SCM asks it to re-register (SCM forgot it) and registers it again;
+// regSrc is T35's line (ZDU :444, master :447).
+func h17425UpgradeSCMs(s *Scenario, at time.Time, regSrc string) {
+	for _, scm := range s.Cluster.SCMs {
+		t := at.Add(h17425Jitter(s, 2*time.Second))
+		s.Signal(scm, t, "SIGTERM")
+		s.Shutdown(scm, t.Add(400*time.Millisecond))
+		s.Startup(scm, at.Add(20*time.Second+h17425Jitter(s, 2*time.Second)), "")
+	}
+	back := at.Add(25 * time.Second)
+	hb := h17425HeartbeatInterval(s)
+	for _, dn := range s.Cluster.Datanodes {
+		t := back.Add(h17425Jitter(s, hb))
+		for _, scm := range s.Cluster.SCMs {
+			ts := t.Add(h17425Jitter(s, 400*time.Millisecond))
+			// SCMDatanodeHeartbeatDispatcher.java:91 (signatures-scm.md §1.3, other heartbeat lines)
+			s.Add(Line{At: ts, Host: scm.Host, Level: parsers.LevelInfo,
+				Logger: "org.apache.hadoop.hdds.scm.server.SCMDatanodeHeartbeatDispatcher", Thread: h17425IpcThread(s),
+				Msg:    "SCM received heartbeat from an unregistered datanode " + dn.Details() + ". Asking datanode to re-register.",
+				Source: "SCMDatanodeHeartbeatDispatcher.java:91"})
+			h17425RegisteredOn(s, []Node{scm}, dn, ts.Add(time.Second), regSrc)
+		}
 	}
 }
 
