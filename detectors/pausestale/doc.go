@@ -38,16 +38,17 @@ func doc() detectors.Doc {
 			`host machine approximately …", the skip line, or a silence in the SCM's own log — followed within ` +
 			`the hold-off by STALE/DEAD transitions of datanodes that return within about one heartbeat ` +
 			`interval; or the pause, the Ratis close-threshold ERROR, "Terminating with exit status 0: scm ` +
-			`statemachine is closed by ratis" and the SCM's restart banner. Thresholds come from ozone-site.xml ` +
+			`statemachine is closed by ratis" (or the SCM's SHUTDOWN_MSG) within a few seconds of it, and the SCM's ` +
+			`restart banner. Thresholds come from ozone-site.xml ` +
 			`or the SCM's STARTUP_MSG when the input has them, else Ozone's defaults; the finding names the ` +
 			`values it used.`,
 		Remediation: []string{
-			`{{if eq (fact . "outcome") "scm-terminated"}}Check that the SCM on {{index .Entities.Hosts 0}} is running and leads or follows again: ` +
+			`{{if or (eq (fact . "outcome") "scm-terminated") (eq (fact . "outcome") "ratis-closed")}}Check that the SCM on {{index .Entities.Hosts 0}} is running and leads or follows again: ` +
 				"`ozone admin scm roles`; datanodes re-register by themselves (\"SCM received heartbeat from an unregistered datanode\")." +
 				`{{else}}Confirm the datanodes are alive and back: ` + "`ozone admin datanode list --node-state STALE`" + ` and ` +
 				"`ozone admin datanode list --node-state DEAD`" + ` should not list {{join .Entities.Datanodes}}; they were back within {{fact . "max_return"}} ` +
 				`(one heartbeat interval is {{fact . "heartbeat_interval"}}).{{end}}`,
-			`{{if eq (fact . "outcome") "scm-terminated"}}Pipelines and containers are as the restarted SCM loaded them; check ` +
+			`{{if or (eq (fact . "outcome") "scm-terminated") (eq (fact . "outcome") "ratis-closed")}}Pipelines and containers are as the restarted SCM loaded them; check ` +
 				"`ozone admin pipeline list --state OPEN`" + ` and ` + "`ozone admin safemode status`" + `.` +
 				`{{else}}All pipelines of the affected datanodes were closed ({{len .Entities.Pipelines}} named in the log). Check ` +
 				"`ozone admin pipeline list --state OPEN`" + `; BackgroundPipelineCreator recreates pipelines by itself, and if writes fail ` +
@@ -67,10 +68,13 @@ func doc() detectors.Doc {
 			"Short GC pauses, and a skipped health check or a long pause that no STALE/DEAD transition follows: a pause without the defect's damage — not reported.",
 			"2.x upgrade finalization: every datanode moves to HEALTHY READONLY after \"SCM Finalization has crossed checkpoint MLV_EQUALS_SLV\", with no STALE — not reported.",
 			"Planned datanode restarts and SCM restarts (re-registration, no STALE burst after a pause) — not reported.",
+			"The Ratis close-threshold ERROR alone: OMs and datanodes run the same Ratis server and log it too (only an SCM's counts, by its component or its STARTUP_MSG), " +
+				"and the SCM is reported terminated only when its termination line or SHUTDOWN_MSG follows within " + exitWait.String() + "; a close ERROR the SCM's log goes on after is not reported " +
+				"(when the input ends within those " + exitWait.String() + ", it is reported at medium confidence as \"termination not in the input\").",
 			"A silence in the SCM log alone is weak evidence: it counts only when a burst of STALE/DEAD transitions of several datanodes that all return follows it (medium confidence).",
 		},
 		Resolves: "When every datanode the pause made STALE or DEAD has logged its return (HEALTHY READONLY or HEALTHY) within one heartbeat interval plus the RPC timeout and two health checks; " +
-			"for the termination outcome, when the SCM's STARTUP_MSG shows it running again. Otherwise the finding is firing (ongoing at the end of the input).",
+			"for the termination outcome, when the SCM's STARTUP_MSG shows it running again (a close the input ends right after, with no termination line, stays firing). Otherwise the finding is firing (ongoing at the end of the input).",
 		Kinds: []catalogue.Kind{
 			catalogue.JVMPause, catalogue.HeartbeatCheckSkipped, catalogue.HeartbeatCheckSlow,
 			catalogue.RaftPauseStepDown, catalogue.RaftPauseClose, catalogue.LogGap,

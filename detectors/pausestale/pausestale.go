@@ -18,6 +18,7 @@ const (
 	maxSCMs    = 16   // SCM hosts tracked
 	maxPending = 512  // node lines per SCM waiting for a pause line logged just after them
 	maxStops   = 4096 // datanode hosts whose SHUTDOWN_MSG is remembered
+	maxStarted = 64   // hosts known to run an SCM from its STARTUP_MSG
 )
 
 type detector struct {
@@ -26,6 +27,9 @@ type detector struct {
 	scms  map[string]*scmState
 	hosts []string             // keys of scms, sorted
 	stops map[string]time.Time // datanode short host -> its latest SHUTDOWN_MSG
+	// started holds the hosts whose STARTUP_MSG names the SCM, so that a
+	// stream whose component is unknown can be told to be an SCM's.
+	started map[string]bool
 }
 
 // scmState is what the detector follows on one SCM host.
@@ -45,7 +49,7 @@ func newDetector(env *detectors.Env) (detectors.Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &detector{env: env, cfg: cfg, scms: map[string]*scmState{}, stops: map[string]time.Time{}}, nil
+	return &detector{env: env, cfg: cfg, scms: map[string]*scmState{}, stops: map[string]time.Time{}, started: map[string]bool{}}, nil
 }
 
 // Observe implements detectors.Detector.
@@ -59,7 +63,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 			d.cfg.reset(s)
 		}
 	case catalogue.ShutdownMsg:
-		d.onShutdown(s)
+		d.onShutdown(s, emit)
 	case catalogue.StartupMsg:
 		d.onStartup(s, emit)
 	case catalogue.Terminating:
@@ -67,7 +71,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	case catalogue.HeartbeatFromUnregistered, catalogue.DatanodeRegistered:
 		if st := d.scms[s.Host]; st != nil && st.term != nil && !st.term.restart.IsZero() {
 			st.term.addReregistration(s)
-			emit(st.term.finding(&d.cfg, d.env))
+			emit(st.term.finding(&d.cfg, d.env, time.Time{}))
 		}
 	case catalogue.JVMPause, catalogue.HeartbeatCheckSkipped, catalogue.HeartbeatCheckSlow,
 		catalogue.RaftPauseStepDown, catalogue.RaftPauseClose, catalogue.LogGap:
@@ -91,7 +95,11 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 			i++
 		}
 		st.pending = st.pending[i:]
-		if t := st.term; t != nil && !t.restart.IsZero() && now.Sub(t.restart) > 2*c.returnWindow() {
+		if t := st.term; t != nil && (t.expired(now) || !t.restart.IsZero() && now.Sub(t.restart) > 2*c.returnWindow()) {
+			// An unconfirmed close is dropped here once exitWait has
+			// passed: the SCM did not terminate, or any later line of
+			// its own (which moves the clock past exitWait before it is
+			// observed) contradicts the termination.
 			st.term = nil
 		}
 	}
@@ -100,8 +108,14 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 // Flush implements detectors.Detector.
 func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 	for _, h := range d.hosts {
-		if st := d.scms[h]; st.ep != nil {
+		st := d.scms[h]
+		if st.ep != nil {
 			d.finish(st, end, emit)
+		}
+		// The input ends within exitWait of a close ERROR: whether the
+		// SCM terminated is not in the input.
+		if t := st.term; t != nil && !t.confirmed() && !t.expired(end) {
+			emit(t.finding(&d.cfg, d.env, end))
 		}
 	}
 }
@@ -112,14 +126,22 @@ func fromSCM(s *catalogue.Signal) bool {
 	return s.Component == parsers.ComponentSCM || s.Component == parsers.ComponentUnknown
 }
 
+// knownSCM reports whether s was logged by a stream known to be an SCM's:
+// its component, or an SCM STARTUP_MSG on its host when the component is
+// unknown. OMs and datanodes run the same Ratis server and log the same
+// close-threshold ERROR.
+func (d *detector) knownSCM(s *catalogue.Signal) bool {
+	return s.Component == parsers.ComponentSCM || s.Component == parsers.ComponentUnknown && d.started[s.Host]
+}
+
 func (d *detector) onPause(s *catalogue.Signal, emit detectors.Emit) {
 	if !fromSCM(s) || (s.Kind == catalogue.LogGap && s.Component != parsers.ComponentSCM) {
 		return
 	}
 	c := &d.cfg
 	st := d.scm(s.Host, s.Time)
-	if s.Kind == catalogue.RaftPauseClose {
-		d.startTermination(st, s, emit)
+	if s.Kind == catalogue.RaftPauseClose && d.knownSCM(s) {
+		d.startTermination(st, s)
 	}
 	if s.Kind != catalogue.LogGap && s.Duration >= c.close.d {
 		st.lastPause = *s
@@ -197,7 +219,7 @@ func (d *detector) stopped(dn catalogue.Datanode, t time.Time) bool {
 	return ok && !at.Before(t.Add(-d.cfg.dead.d-d.cfg.holdoff())) && !at.After(t.Add(d.cfg.tolerance()))
 }
 
-func (d *detector) onShutdown(s *catalogue.Signal) {
+func (d *detector) onShutdown(s *catalogue.Signal, emit detectors.Emit) {
 	switch {
 	case s.Attrs["service"] == "HddsDatanodeService" || s.Component == parsers.ComponentDatanode:
 		host := s.Host
@@ -212,8 +234,13 @@ func (d *detector) onShutdown(s *catalogue.Signal) {
 		}
 		d.stops[detectors.ShortHost(host)] = s.Time
 	case s.Attrs["service"] == "StorageContainerManager":
-		if st := d.scms[s.Host]; st != nil && st.term != nil && st.term.restart.IsZero() {
-			st.term.ev.Add(detectors.EvidenceOf(s))
+		// Before the termination line, only a SHUTDOWN_MSG within exitWait
+		// of the close ERROR counts (Advance drops the close after that);
+		// after it, the shutdown hooks may take a while.
+		if st := d.scms[s.Host]; st != nil && st.term != nil && st.term.restart.IsZero() &&
+			(!st.term.sawExit || !s.Time.After(st.term.exitAt.Add(d.cfg.holdoff()))) {
+			st.term.addShutdown(s)
+			emit(st.term.finding(&d.cfg, d.env, time.Time{}))
 		}
 	}
 }
@@ -233,17 +260,23 @@ func (d *detector) onStartup(s *catalogue.Signal, emit detectors.Emit) {
 	if s.Attrs["service"] != "StorageContainerManager" {
 		return
 	}
+	if !d.started[s.Host] && len(d.started) < maxStarted {
+		d.started[s.Host] = true
+	}
 	st := d.scms[s.Host]
-	if st == nil || st.term == nil || !st.term.restart.IsZero() {
+	if st == nil || st.term == nil || !st.term.confirmed() || !st.term.restart.IsZero() {
 		return
 	}
 	st.term.restart = s.Time
 	st.term.ev.Add(detectors.EvidenceOf(s))
-	emit(st.term.finding(&d.cfg, d.env))
+	emit(st.term.finding(&d.cfg, d.env, time.Time{}))
 }
 
-// startTermination handles the Ratis close-threshold ERROR (T06).
-func (d *detector) startTermination(st *scmState, s *catalogue.Signal, emit detectors.Emit) {
+// startTermination handles the Ratis close-threshold ERROR (T06) of an SCM.
+// Nothing is reported yet: the SCM's termination line or SHUTDOWN_MSG must
+// follow within exitWait (onTerminating, onShutdown); Advance drops the
+// close when they do not, and Flush reports it when the input ends first.
+func (d *detector) startTermination(st *scmState, s *catalogue.Signal) {
 	c := &d.cfg
 	if t := st.term; t == nil || !t.restart.IsZero() || s.Time.Sub(t.pauseEnd) > c.holdoff() {
 		st.term = newTermination(st.host, s)
@@ -252,12 +285,11 @@ func (d *detector) startTermination(st *scmState, s *catalogue.Signal, emit dete
 		}
 	}
 	st.term.addPause(s)
-	emit(st.term.finding(c, d.env))
 }
 
 // onTerminating handles "Terminating with exit status 0: scm statemachine is
-// closed by ratis" (T07). Without the close ERROR it counts only right after
-// a pause line longer than the close threshold.
+// closed by ratis" (T07). Without the close ERROR it counts only within
+// exitWait of a pause line longer than the close threshold.
 func (d *detector) onTerminating(s *catalogue.Signal, emit detectors.Emit) {
 	if !strings.Contains(strings.ToLower(s.Reason), scmClosedByRatis) {
 		return
@@ -266,14 +298,14 @@ func (d *detector) onTerminating(s *catalogue.Signal, emit detectors.Emit) {
 	st := d.scm(s.Host, s.Time)
 	if t := st.term; t == nil || !t.restart.IsZero() || t.sawExit {
 		p := &st.lastPause
-		if p.Time.IsZero() || s.Time.Before(p.Time) || s.Time.Sub(p.Time) > c.holdoff() {
+		if p.Time.IsZero() || s.Time.Before(p.Time) || s.Time.Sub(p.Time) > exitWait {
 			return
 		}
 		st.term = newTermination(st.host, p)
 		st.term.addPause(p)
 	}
 	st.term.addExit(s)
-	emit(st.term.finding(c, d.env))
+	emit(st.term.finding(c, d.env, time.Time{}))
 }
 
 // scm returns the state of an SCM host, creating it (and forgetting the

@@ -405,3 +405,140 @@ func TestShortSource(t *testing.T) {
 		}
 	}
 }
+
+const closedByRatis = "scm statemachine is closed by ratis, terminate SCM"
+
+// closeLines adds the pause monitor's WARN and Ratis' close ERROR (T03, T06)
+// of a 75s pause, from host (scm1 when empty) with component comp.
+func (in *input) closeLines(host string, comp parsers.Component, at time.Duration) {
+	in.add(catalogue.Signal{Kind: catalogue.JVMPause, Duration: 75 * time.Second, Host: host, Component: comp}, at)
+	in.add(catalogue.Signal{Kind: catalogue.RaftPauseClose, Duration: 75 * time.Second, Host: host, Component: comp}, at+time.Millisecond)
+}
+
+func scmStartup(host string, comp parsers.Component) catalogue.Signal {
+	return catalogue.Signal{Kind: catalogue.StartupMsg, Host: host, Component: comp,
+		Attrs: map[string]string{"service": "StorageContainerManager"}, Version: "2.2.0"}
+}
+
+// The close ERROR is reported only once the SCM's own lines confirm the
+// termination; the input ending right after it is reported as such.
+func TestTerminationConfirmed(t *testing.T) {
+	cases := map[string]struct {
+		in      func(in *input)
+		end     time.Duration
+		conf    detectors.Confidence
+		outcome string
+		summary string
+		signals string
+	}{
+		"T06 then T07": {in: func(in *input) {
+			in.closeLines(scm1, parsers.ComponentSCM, 0)
+			in.add(catalogue.Signal{Kind: catalogue.Terminating, Reason: closedByRatis}, 900*time.Millisecond)
+		}, end: time.Hour, conf: detectors.High, outcome: "scm-terminated",
+			summary: `and terminated itself at 2026-08-23 10:20:00 ("scm statemachine is closed by ratis"); no restart was seen before the input ended.`,
+			signals: "Ratis close after pause, SCM terminated"},
+		"T06 then SHUTDOWN_MSG": {in: func(in *input) {
+			in.closeLines(scm1, parsers.ComponentSCM, 0)
+			in.add(catalogue.Signal{Kind: catalogue.ShutdownMsg, Attrs: map[string]string{"service": "StorageContainerManager"}}, 1200*time.Millisecond)
+		}, end: time.Hour, conf: detectors.Medium, outcome: "scm-terminated",
+			summary: "and Ratis shut its server down; the SCM logged SHUTDOWN_MSG at 2026-08-23 10:20:01; no restart was seen before the input ended.",
+			signals: "Ratis close after pause, SCM SHUTDOWN_MSG"},
+		"T06 then the input ends": {in: func(in *input) {
+			in.closeLines(scm1, parsers.ComponentSCM, 0)
+		}, end: 2 * time.Second, conf: detectors.Medium, outcome: "ratis-closed",
+			summary: "and Ratis shut its server down at 2026-08-23 10:20:00; the input ends 1.999s later, before the SCM's termination line " +
+				`("scm statemachine is closed by ratis") or SHUTDOWN_MSG: termination not in the input.`,
+			signals: "Ratis close after pause"},
+		"unknown stream of a host whose STARTUP_MSG names the SCM": {in: func(in *input) {
+			in.add(scmStartup(scm1, parsers.ComponentUnknown), -time.Hour)
+			in.closeLines(scm1, parsers.ComponentUnknown, 0)
+			in.add(catalogue.Signal{Kind: catalogue.Terminating, Host: scm1, Reason: closedByRatis}, 900*time.Millisecond)
+		}, end: time.Hour, conf: detectors.High, outcome: "scm-terminated",
+			summary: "and terminated itself at 2026-08-23 10:20:00", signals: "Ratis close after pause, SCM terminated"},
+		"unknown stream of an SCM host, the input ends": {in: func(in *input) {
+			in.add(scmStartup(scm1, parsers.ComponentUnknown), -time.Hour)
+			in.closeLines(scm1, parsers.ComponentUnknown, 0)
+		}, end: 3 * time.Second, conf: detectors.Medium, outcome: "ratis-closed",
+			summary: "termination not in the input.", signals: "Ratis close after pause"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := &input{}
+			tc.in(in)
+			f := one(t, run(t, in, tc.end, nil, nil))
+			check(t, f, detectors.Critical, tc.conf, detectors.Firing, "")
+			if f.Facts["outcome"] != tc.outcome || f.Facts["signals"] != tc.signals {
+				t.Errorf("facts %v", f.Facts)
+			}
+			if !strings.Contains(f.Summary, tc.summary) || !strings.HasPrefix(f.Summary, "The SCM on scm1.example.com was paused 1m15s, ") {
+				t.Errorf("summary %q", f.Summary)
+			}
+			if (tc.outcome == "ratis-closed") != (f.Facts["termination"] == "not in the input") {
+				t.Errorf("termination fact %q", f.Facts["termination"])
+			}
+			if !strings.Contains(f.Remediation[0], "ozone admin scm roles") {
+				t.Errorf("remediation step 1: %s", f.Remediation[0])
+			}
+		})
+	}
+}
+
+// A close ERROR that the SCM does not confirm, or that is not an SCM's, is
+// not a termination (the 75s pause is too short for the STALE outcome).
+func TestTerminationNotConfirmed(t *testing.T) {
+	om, dn := "om1.example.com", "dn1.example.com"
+	cases := map[string]struct {
+		in  func(in *input)
+		end time.Duration
+	}{
+		"SCM keeps logging after T06": {end: time.Hour, in: func(in *input) {
+			in.closeLines(scm1, parsers.ComponentSCM, 0)
+			in.add(catalogue.Signal{Kind: catalogue.JVMPause, Duration: 400 * time.Millisecond}, 30*time.Second)
+			in.add(catalogue.Signal{Kind: catalogue.LogGap, Duration: 20 * time.Second}, 20*time.Minute)
+			in.add(catalogue.Signal{Kind: catalogue.NodeHealthy, Datanode: dns(1)[0]}, 50*time.Minute)
+		}},
+		"a later SCM line just past the wait, the input ends soon after": {end: exitWait + 2*time.Second, in: func(in *input) {
+			in.closeLines(scm1, parsers.ComponentSCM, 0)
+			in.add(catalogue.Signal{Kind: catalogue.LogGap, Duration: 4 * time.Second}, exitWait+time.Second)
+		}},
+		"T06 and nothing else": {end: time.Hour, in: func(in *input) {
+			in.closeLines(scm1, parsers.ComponentSCM, 0)
+		}},
+		"T07 too late after T06": {end: time.Hour, in: func(in *input) {
+			in.closeLines(scm1, parsers.ComponentSCM, 0)
+			in.add(catalogue.Signal{Kind: catalogue.Terminating, Reason: closedByRatis}, exitWait+2*time.Second)
+		}},
+		"SHUTDOWN_MSG too late after T06": {end: time.Hour, in: func(in *input) {
+			in.closeLines(scm1, parsers.ComponentSCM, 0)
+			in.add(catalogue.Signal{Kind: catalogue.ShutdownMsg, Attrs: map[string]string{"service": "StorageContainerManager"}}, exitWait+2*time.Second)
+			in.add(scmStartup(scm1, parsers.ComponentSCM), 2*time.Minute)
+		}},
+		"OM close, input ends right after": {end: 2 * time.Second, in: func(in *input) {
+			in.closeLines(om, parsers.ComponentOM, 0)
+		}},
+		"datanode close, input ends right after": {end: 2 * time.Second, in: func(in *input) {
+			in.closeLines(dn, parsers.ComponentDatanode, 0)
+		}},
+		"OM close then OM shutdown": {end: time.Hour, in: func(in *input) {
+			in.closeLines(om, parsers.ComponentOM, 0)
+			in.add(catalogue.Signal{Kind: catalogue.ShutdownMsg, Host: om, Component: parsers.ComponentOM,
+				Attrs: map[string]string{"service": "OzoneManager"}}, time.Second)
+		}},
+		"unknown stream, no SCM STARTUP_MSG on its host": {end: 2 * time.Second, in: func(in *input) {
+			in.closeLines(dn, parsers.ComponentUnknown, 0)
+		}},
+		"unknown stream, the SCM STARTUP_MSG is another host's": {end: 2 * time.Second, in: func(in *input) {
+			in.add(scmStartup(scm1, parsers.ComponentSCM), -time.Hour)
+			in.closeLines(dn, parsers.ComponentUnknown, 0)
+		}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := &input{}
+			tc.in(in)
+			if fs := run(t, in, tc.end, nil, nil); len(fs) != 0 {
+				t.Errorf("want quiet, got %v\n%s", fs, fs[0].Summary)
+			}
+		})
+	}
+}

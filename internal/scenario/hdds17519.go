@@ -39,6 +39,7 @@ const (
 
 	h17519MonitorThread = "JvmPauseMonitor0" // §0.2
 	h17519StepDown      = 10 * time.Second   // Ratis leader step-down wait time (§1.2)
+	h17519RatisClose    = 60 * time.Second   // Ratis close threshold default (§1.2), for OMs and datanodes
 	h17519FirstID       = 1001               // container IDs of the scripts' pipelines (noise uses 7001 and up)
 )
 
@@ -92,6 +93,31 @@ func hdds17519Scripts() map[string]Script {
 			dn := s.Cluster.Datanodes[0]
 			s.Quiet(dn.Host, at, s.End)
 			r.realFailure(at, dn)
+		},
+		// Near miss: a pause beyond the Ratis close threshold whose close
+		// ERROR (T06) no termination follows: SCMStateMachine.close() does
+		// not terminate an SCM whose state machine is not initialized yet or
+		// that is already stopping (SCMStateMachine.java:572-573, read from
+		// its close()), so the ERROR alone does not show the SCM ended. The
+		// SCM's log goes on; the pause is too short for STALE.
+		"hdds17519/close-no-exit": func(s *Scenario, at time.Time) {
+			r := newH17519Run(s)
+			r.boot()
+			r.pauseLines(at, r.close+r.ms(5000, 20000), false, false)
+		},
+		// Near miss: OMs and datanodes run the same Ratis server and its pause
+		// monitor, so a long pause of an OM, then of a datanode, logs the same
+		// close ERROR (T03, T06; peer id = OM node id or datanode UUID,
+		// signatures-dn-om.md). What they log next is not rendered here.
+		"hdds17519/close-not-scm": func(s *Scenario, at time.Time) {
+			r := newH17519Run(s)
+			r.boot()
+			if len(s.Cluster.OMs) > 0 {
+				om := s.Cluster.OMs[0]
+				r.pauseLinesOn(om, om.ID, h17519RatisClose, at, h17519RatisClose+r.ms(5000, 20000), false)
+			}
+			dn := s.Cluster.Datanodes[len(s.Cluster.Datanodes)/2]
+			r.pauseLinesOn(dn, dn.UUID, h17519RatisClose, at.Add(10*time.Minute), h17519RatisClose+r.ms(5000, 20000), true)
 		},
 		// Near miss: short GC pauses of the SCM, no transition follows.
 		"hdds17519/short-gc": func(s *Scenario, at time.Time) {
@@ -198,7 +224,11 @@ func h17519RatisDuration(d time.Duration) string {
 }
 
 func (r *h17519Run) add(at time.Time, level parsers.Level, logger, thread, source, msg string) {
-	r.s.Add(Line{At: at, Host: r.scm.Host, Level: level, Logger: logger, Thread: thread, Source: source, Msg: msg})
+	r.addOn(r.scm, at, level, logger, thread, source, msg)
+}
+
+func (r *h17519Run) addOn(n Node, at time.Time, level parsers.Level, logger, thread, source, msg string) {
+	r.s.Add(Line{At: at, Host: n.Host, Level: level, Logger: logger, Thread: thread, Source: source, Msg: msg})
 }
 
 func (r *h17519Run) info(at time.Time, logger, thread, source, msg string) {
@@ -225,10 +255,24 @@ func (r *h17519Run) boot() {
 // Ratis' step-down or close handling (T04/T06) and, when skip, the skipped
 // health check (T01). It returns the resume time.
 func (r *h17519Run) pauseLines(at time.Time, p time.Duration, gc, skip bool) time.Time {
+	e := r.pauseLinesOn(r.scm, r.scm.UUID, r.close, at, p, gc)
+	if skip {
+		// T01 NodeStateManager.java:730
+		r.info(e.Add(r.ms(1, 15)), h17519NodeStateManager, r.prefix+"SCMHeartbeatProcessor-0", "NodeStateManager.java:730",
+			"Detected long delay in scheduling HB processing thread. Skipping heartbeat checks for one iteration.")
+	}
+	return e
+}
+
+// pauseLinesOn stops n over [at, at+p) and logs what its Ratis pause monitor
+// and Ratis server log when it resumes (T03, then T04 or T06 against the
+// close threshold closeAt), with peer as the Ratis peer id. It returns the
+// resume time.
+func (r *h17519Run) pauseLinesOn(n Node, peer string, closeAt time.Duration, at time.Time, p time.Duration, gc bool) time.Time {
 	e := at.Add(p)
-	r.s.Quiet(r.scm.Host, at, e)
+	r.s.Quiet(n.Host, at, e)
 	mon := e.Add(r.ms(20, 300))
-	msg := "JvmPauseMonitor-" + r.scm.UUID + ": Detected pause in JVM or host machine approximately " + h17519RatisDuration(p)
+	msg := "JvmPauseMonitor-" + peer + ": Detected pause in JVM or host machine approximately " + h17519RatisDuration(p)
 	if gc {
 		g := p - r.ms(5, min(200, int(p/time.Millisecond)))
 		msg += " with " + h17519RatisDuration(g) + " GC time.\n" +
@@ -237,23 +281,18 @@ func (r *h17519Run) pauseLines(at time.Time, p time.Duration, gc, skip bool) tim
 		msg += " without any GCs."
 	}
 	// T03 JvmPauseMonitor.java:168 (text :70-91), WARN
-	r.add(mon, parsers.LevelWarn, h17519PauseMonitor, h17519MonitorThread, "JvmPauseMonitor.java:168", msg)
+	r.addOn(n, mon, parsers.LevelWarn, h17519PauseMonitor, h17519MonitorThread, "JvmPauseMonitor.java:168", msg)
 	switch {
-	case p > r.close:
+	case p > closeAt:
 		// T06 RaftServerProxy.java:246, ERROR
-		r.add(mon.Add(time.Millisecond), parsers.LevelError, h17519RaftServer, h17519MonitorThread, "RaftServerProxy.java:246",
+		r.addOn(n, mon.Add(time.Millisecond), parsers.LevelError, h17519RaftServer, h17519MonitorThread, "RaftServerProxy.java:246",
 			fmt.Sprintf("%s: JVM pause detected %s longer than the close-threshold %s, shutting down ...",
-				r.scm.UUID, h17519RatisDuration(p), h17519RatisDuration(r.close)))
+				peer, h17519RatisDuration(p), h17519RatisDuration(closeAt)))
 	case p > h17519StepDown:
 		// T04 RaftServerProxy.java:250, WARN
-		r.add(mon.Add(time.Millisecond), parsers.LevelWarn, h17519RaftServer, h17519MonitorThread, "RaftServerProxy.java:250",
+		r.addOn(n, mon.Add(time.Millisecond), parsers.LevelWarn, h17519RaftServer, h17519MonitorThread, "RaftServerProxy.java:250",
 			fmt.Sprintf("%s: JVM pause detected %s longer than the step-down-threshold %s",
-				r.scm.UUID, h17519RatisDuration(p), h17519RatisDuration(h17519StepDown)))
-	}
-	if skip {
-		// T01 NodeStateManager.java:730
-		r.info(e.Add(r.ms(1, 15)), h17519NodeStateManager, r.prefix+"SCMHeartbeatProcessor-0", "NodeStateManager.java:730",
-			"Detected long delay in scheduling HB processing thread. Skipping heartbeat checks for one iteration.")
+				peer, h17519RatisDuration(p), h17519RatisDuration(h17519StepDown)))
 	}
 	return e
 }
