@@ -45,6 +45,11 @@ type run struct {
 	stop         *catalogue.Signal // RECEIVED SIGNAL or Terminating: the process did not end by itself
 	transitional *catalogue.Signal // "set configuration" with old != null listing the node (N15)
 	attempt      *attempt          // the failed bootstrap of this run
+	remoteHas    *catalogue.Signal // N4: the pre-check found the ring already lists the node
+	// superseded is the host's earlier failed bootstrap that this run's
+	// start closed silently: the ring had not listed the node by then. The
+	// run's N4 reopens it (the ring held the node before this run).
+	superseded *attempt
 }
 
 // attempt is one bootstrapping OM that exited after "Failed to Bootstrap OM.".
@@ -58,6 +63,7 @@ type attempt struct {
 	shutdown     *catalogue.Signal
 	transitional *catalogue.Signal
 	runStart     time.Time
+	retry        time.Time // start of the host's next OM run after the failure; zero while none
 
 	// The ring's side, from the other OMs.
 	listed       map[string]bool // latest status per host that listed the node
@@ -211,6 +217,16 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		h := d.host(s.Host)
 		if len(h.outErrors) < maxOutLines {
 			h.outErrors = append(h.outErrors, *s)
+			return
+		}
+		oldest := 0 // full: keep the newest ones
+		for i := range h.outErrors {
+			if outNewer(&h.outErrors[oldest], &h.outErrors[i]) {
+				oldest = i
+			}
+		}
+		if outNewer(s, &h.outErrors[oldest]) {
+			h.outErrors[oldest] = *s
 		}
 		return
 	}
@@ -242,15 +258,23 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 			h.run.attempt.shutdown = clone(s)
 		}
 		h.run = nil
+	case catalogue.OMRatisStarting:
+		if h.run == nil || h.run.attempt != nil { // an OM start whose STARTUP_MSG is not in the bundle
+			h.run = &run{}
+			if a := d.open(hostKey(s.Host)); a != nil && s.Time.After(a.failed.Time) {
+				d.rerun(h, a, s, emit)
+			}
+		}
 	case catalogue.OMBootstrapped:
 		if a := d.open(hostKey(s.Host)); a != nil && a.failed.Time.Before(s.Time) {
+			if !a.emitted { // the bundle lacks the run's start: a successful bootstrap stays quiet (F.4)
+				a.closed = true
+				return
+			}
 			d.resolve(a, s, "the OM was bootstrapped again and joined the ring", emit)
 		}
 	case catalogue.OMRemoteHasBootstrapNode:
-		if a := d.open(hostKey(s.Host)); a != nil {
-			a.remoteHas = clone(s)
-			d.evaluate(a, emit)
-		}
+		d.remoteHas(h, s, emit)
 	case catalogue.OMRaftConfSet:
 		if s.Attrs["transitional"] == "true" {
 			if h.run != nil && h.run.transitional == nil && h.run.attempt == nil {
@@ -302,11 +326,77 @@ func (d *detector) startup(s *catalogue.Signal, emit detectors.Emit) {
 	if a == nil || !s.Time.After(a.failed.Time) {
 		return
 	}
-	if bootstrap {
-		a.reruns = appendBounded(a.reruns, *s)
+	if !bootstrap {
+		d.resolve(a, s, "the OM was started again without --bootstrap", emit)
 		return
 	}
-	d.resolve(a, s, "the OM was started again without --bootstrap", emit)
+	d.rerun(h, a, s, emit)
+}
+
+// rerun handles the start s of a later OM run on the host of the open
+// attempt a, one that bootstraps again (or whose arguments the bundle does
+// not show). Once the ring lists the node, a's finding stands and the run
+// is more of its evidence: a re-run fails again (F.3). Before that, a is a
+// failed bootstrap the ring has not taken, which stays quiet (F.4): a is
+// closed, and what the ring does from now on belongs to the new run (its
+// own configuration and the leader's "add OM" for it are not credited to
+// a). The run's own failure starts an attempt of its own; only its
+// pre-check finding the node already in the ring (N4) reopens a.
+func (d *detector) rerun(h *omHost, a *attempt, s *catalogue.Signal, emit detectors.Emit) {
+	if a.retry.IsZero() {
+		a.retry = s.Time
+	}
+	d.evaluate(a, emit)
+	if a.closed {
+		return
+	}
+	if a.emitted {
+		if s.Kind == catalogue.StartupMsg {
+			a.reruns = appendBounded(a.reruns, *s)
+		}
+		return
+	}
+	a.closed = true
+	h.run.superseded = a
+}
+
+// remoteHas handles N4 on host h: the run's pre-check found the ring
+// already lists the node, so an earlier failed bootstrap of the host left
+// it there.
+func (d *detector) remoteHas(h *omHost, s *catalogue.Signal, emit detectors.Emit) {
+	if h.run == nil { // STARTUP_MSG not in the bundle: N4 is only logged by --bootstrap
+		h.run = &run{bootstrap: true}
+	}
+	r := h.run
+	if r.remoteHas == nil {
+		r.remoteHas = clone(s)
+	}
+	a := d.open(hostKey(s.Host))
+	if a == nil && r.superseded != nil {
+		a, r.superseded = r.superseded, nil
+		d.reopen(a, r)
+	}
+	if a != nil {
+		a.remoteHas = clone(s)
+		d.evaluate(a, emit)
+	}
+}
+
+// reopen makes a closed attempt open again, with run r as a re-run of it.
+func (d *detector) reopen(a *attempt, r *run) {
+	a.closed = false
+	if r.startup != nil {
+		a.reruns = appendBounded(a.reruns, *r.startup)
+	}
+	for _, x := range d.attempts {
+		if x == a {
+			return
+		}
+	}
+	if len(d.attempts) >= maxAttempts {
+		d.attempts = d.attempts[1:]
+	}
+	d.attempts = append(d.attempts, a)
 }
 
 // failed handles "Failed to Bootstrap OM." on host h.
@@ -324,7 +414,7 @@ func (d *detector) failed(h *omHost, s *catalogue.Signal, emit detectors.Emit) {
 		return
 	}
 	a := &attempt{host: hostKey(s.Host), hostName: s.Host, ip: h.ip, startup: r.startup, failed: *s,
-		transitional: r.transitional, listed: map[string]bool{}, runStart: s.Time}
+		transitional: r.transitional, remoteHas: r.remoteHas, listed: map[string]bool{}, runStart: s.Time}
 	if r.startup != nil {
 		a.runStart = r.startup.Time
 	}
@@ -397,7 +487,7 @@ func (d *detector) update(a *attempt, s *catalogue.Signal) {
 			a.stepDowns = appendBounded(a.stepDowns, *s)
 		}
 	case catalogue.OMSetConfReceived:
-		if d.listsID(a, s.Peers) {
+		if d.listsID(a, s.Peers) && (a.retry.IsZero() || s.Time.Before(a.retry)) {
 			a.received = appendBounded(a.received, *s)
 		}
 	}
@@ -465,11 +555,27 @@ func since(xs []catalogue.Signal, t time.Time) []catalogue.Signal {
 	return out
 }
 
+// own returns the lines of xs that can be about attempt a: from its run's
+// start (less the clock tolerance) until the host's next OM run started.
+func (d *detector) own(a *attempt, xs []catalogue.Signal) []catalogue.Signal {
+	out := since(xs, a.runStart.Add(-d.tol))
+	if a.retry.IsZero() {
+		return out
+	}
+	n := 0
+	for _, x := range out {
+		if x.Time.Before(a.retry) {
+			out[n] = x
+			n++
+		}
+	}
+	return out[:n]
+}
+
 // ringState says what the ring shows about an attempt's OM: whether an
 // applied configuration (or the leader's "add OM") lists it, and whether it
 // was removed again afterwards.
 func (d *detector) ringState(a *attempt) (listed bool, listedAt time.Time, removal *catalogue.Signal) {
-	from := a.runStart.Add(-d.tol)
 	if a.lastListing != nil {
 		listed, listedAt = true, a.firstListing[0].Time
 	}
@@ -478,7 +584,7 @@ func (d *detector) ringState(a *attempt) (listed bool, listedAt time.Time, remov
 		r = d.rings[node]
 	}
 	if r != nil {
-		if added := since(r.added, from); len(added) > 0 {
+		if added := d.own(a, r.added); len(added) > 0 {
 			if !listed || added[0].Time.Before(listedAt) {
 				listedAt = added[0].Time
 			}
@@ -619,7 +725,7 @@ func (d *detector) leaderFailure(a *attempt) *catalogue.Signal {
 	if node == "" || d.rings[node] == nil {
 		return nil
 	}
-	fs := since(d.rings[node].failures, a.runStart.Add(-d.tol))
+	fs := d.own(a, d.rings[node].failures)
 	for i := range fs {
 		if !fs[i].Time.After(a.failed.Time.Add(d.tol)) {
 			return &fs[i]
@@ -631,25 +737,38 @@ func (d *detector) leaderFailure(a *attempt) *catalogue.Signal {
 var outRotationRe = regexp.MustCompile(`\.out(?:[.-](\d+))?(?:\.gz)?$`)
 
 // bootstrapError returns the .out file's bootstrap error for an attempt:
-// the one from the newest .out file (lowest rotation index), last in it.
+// the newest one of its host.
 func (d *detector) bootstrapError(a *attempt) *catalogue.Signal {
 	h, ok := d.hosts[a.host]
 	if !ok {
 		return nil
 	}
 	var best *catalogue.Signal
-	bestRot := -1
 	for i := range h.outErrors {
-		e := &h.outErrors[i]
-		rot := 0
-		if m := outRotationRe.FindStringSubmatch(e.Origin.File); m != nil && m[1] != "" {
-			rot, _ = strconv.Atoi(m[1])
-		}
-		if best == nil || rot < bestRot || (rot == bestRot && e.Origin.Line >= best.Origin.Line) {
-			best, bestRot = e, rot
+		if e := &h.outErrors[i]; best == nil || !outNewer(best, e) {
+			best = e
 		}
 	}
 	return best
+}
+
+// outNewer reports whether .out line x was written after y: .out files
+// rotate at every daemon start (.out.1 is older than .out), and within a
+// file later lines are newer.
+func outNewer(x, y *catalogue.Signal) bool {
+	rx, ry := outRotation(x.Origin.File), outRotation(y.Origin.File)
+	if rx != ry {
+		return rx < ry
+	}
+	return x.Origin.Line > y.Origin.Line
+}
+
+func outRotation(file string) int {
+	rot := 0
+	if m := outRotationRe.FindStringSubmatch(file); m != nil && m[1] != "" {
+		rot, _ = strconv.Atoi(m[1])
+	}
+	return rot
 }
 
 // clone copies a signal the detector keeps beyond the Observe call.
@@ -750,7 +869,7 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 		addGroup(a.transitional.Group)
 	}
 	if r != nil {
-		subs := since(r.submits, from)
+		subs := d.own(a, r.submits)
 		ev = append(ev, subs...)
 		if len(subs) > 0 {
 			leader := subs[0].Attrs["leader"]
@@ -761,7 +880,7 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 			}
 			addGroup(subs[0].Group)
 		}
-		fails := since(r.failures, from)
+		fails := d.own(a, r.failures)
 		ev = append(ev, fails...)
 		for _, x := range fails {
 			addGroup(x.Group)
@@ -775,15 +894,14 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 		}
 	}
 	ev = append(ev, a.failed)
-	h := d.hosts[a.host]
-	if h != nil {
-		ev = append(ev, h.outErrors...)
+	if e := d.bootstrapError(a); e != nil { // the error the facts name, not an earlier run's
+		ev = append(ev, *e)
 	}
 	if a.shutdown != nil {
 		ev = append(ev, *a.shutdown)
 	}
 	if r != nil {
-		ev = append(ev, since(r.added, from)...)
+		ev = append(ev, d.own(a, r.added)...)
 	}
 	var listedBy []string
 	for _, s := range a.firstListing {
@@ -837,7 +955,7 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 
 	// Confidence.
 	switch {
-	case sev == detectors.Critical && a.shutdown != nil && (len(listedBy) > 0 || (r != nil && len(since(r.added, from)) > 0)):
+	case sev == detectors.Critical && a.shutdown != nil && (len(listedBy) > 0 || (r != nil && len(d.own(a, r.added)) > 0)):
 		f.Confidence = detectors.High
 	case sev == detectors.Critical:
 		f.Confidence = detectors.Medium
@@ -862,8 +980,8 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 			by = strings.Join(listedBy, ", ")
 		}
 		how := fmt.Sprintf("%s applied a configuration listing it at %s", by, listedAt.Format(stamp))
-		if len(listedBy) == 0 && r != nil && len(since(r.added, from)) > 0 {
-			x := since(r.added, from)[0]
+		if len(listedBy) == 0 && r != nil && len(d.own(a, r.added)) > 0 {
+			x := d.own(a, r.added)[0]
 			how = fmt.Sprintf("the leader on %s logged \"add OM %s in Ratis group\" at %s", x.Host, nodeName, x.Time.Format(stamp))
 		} else if len(listedBy) == 0 && a.remoteHas != nil {
 			how = fmt.Sprintf("a re-run of the bootstrap found it already in %s's peers at %s", a.remoteHas.Attrs["remote"], a.remoteHas.Time.Format(stamp))
@@ -920,7 +1038,7 @@ func evidence(sigs []catalogue.Signal, untimedAt time.Time) ([]detectors.Evidenc
 // leader's add request, else its STARTUP_MSG, else the bundle's host name.
 func (d *detector) address(a *attempt, r *ringNode) string {
 	if r != nil {
-		for _, x := range since(r.submits, a.runStart.Add(-d.tol)) {
+		for _, x := range d.own(a, r.submits) {
 			if h := x.Attrs["omhost"]; h != "" {
 				return h
 			}

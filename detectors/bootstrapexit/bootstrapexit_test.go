@@ -146,12 +146,18 @@ func applied(term, index int, ids ...int) string {
 }
 
 // bootstrapStart: N1, N10 on om4 and L1, L2 on the leader om1.
-func (f *fixture) bootstrapStart() {
-	f.log(0, "om4", starterLogger, startup("--bootstrap"))                                              // N1
-	f.log(20*time.Second, "om4", ratisLogger, "Starting OzoneManagerRatisServer omNode-4 at port 9872") // N10
-	f.log(30*time.Second, "om1", ratisLogger, "omNode-1: Submitting SetConfiguration request to Ratis server to add new OM peer "+
+func (f *fixture) bootstrapStart() { f.bootstrapStartAt(0, true) }
+
+// bootstrapStartAt: a --bootstrap run of om4 from t0+at: N1 (when banner),
+// N10 on om4 and L1, L2 on the leader om1.
+func (f *fixture) bootstrapStartAt(at time.Duration, banner bool) {
+	if banner {
+		f.log(at, "om4", starterLogger, startup("--bootstrap")) // N1
+	}
+	f.log(at+20*time.Second, "om4", ratisLogger, "Starting OzoneManagerRatisServer omNode-4 at port 9872") // N10
+	f.log(at+30*time.Second, "om1", ratisLogger, "omNode-1: Submitting SetConfiguration request to Ratis server to add new OM peer "+
 		"omNode-4|om4.example.com:9872 to the Ratis group "+group+":["+peersPipe(1, 2, 3)+"]") // L1
-	f.log(30*time.Second, "om1", divisionLogger, "omNode-1@"+group+": receive setConfiguration SetConfigurationRequest:"+
+	f.log(at+30*time.Second, "om1", divisionLogger, "omNode-1@"+group+": receive setConfiguration SetConfigurationRequest:"+
 		"client-6A1F0C2B9D3E->omNode-1@"+group+", cid=17, seq=null, RW, null, SET_UNCONDITIONALLY, servers:["+
 		peersPipe(1, 2, 3, 4)+"], listeners:[]") // L2
 }
@@ -376,8 +382,24 @@ func TestRemoteAlreadyListsOnRerun(t *testing.T) {
 	if got.Severity != detectors.Critical || got.Confidence != detectors.Medium || got.State != detectors.Firing {
 		t.Errorf("got %v %v %v", got.Severity, got.Confidence, got.State)
 	}
+	if got.Key != "omNode-4@om4/2026-08-23T10:01:01Z" {
+		t.Errorf("key: %q (the first failure left the node in the ring)", got.Key)
+	}
 	if got.Facts["bootstrap_reruns"] != "1" || !strings.Contains(got.Summary, "already in omNode-1's peers") {
 		t.Errorf("facts/summary: %v / %s", got.Facts, got.Summary)
+	}
+}
+
+func TestRemoteAlreadyListsInTheOnlyRun(t *testing.T) {
+	// The bundle holds one --bootstrap run only; its pre-check finds the ring already lists the
+	// node (an earlier failure outside the bundle) and it fails: a voter that is down.
+	f := newFixture(t)
+	f.log(0, "om4", starterLogger, startup("--bootstrap"))
+	f.log(5*time.Second, "om4", omLogger, "Remote OM omNode-1 already contains bootstrapping OM(omNode-4) as part of its Raft group peers.") // N4
+	f.exit(9 * time.Second)
+	got := one(t, f.run(nil))
+	if got.Severity != detectors.Critical || got.Key != "omNode-4@om4/2026-08-23T10:00:09Z" || got.Facts["ring"] != "lists omNode-4" {
+		t.Errorf("got %v %q %q", got.Severity, got.Key, got.Facts["ring"])
 	}
 }
 
@@ -393,6 +415,120 @@ func TestRebootstrapSuccessResolves(t *testing.T) {
 	got := one(t, f.run(nil))
 	if got.State != detectors.Resolved || !got.End.Equal(t0.Add(10*time.Minute+30*time.Second)) {
 		t.Errorf("got %v %v", got.State, got.End)
+	}
+}
+
+// notReady: om4's --bootstrap run from t0 fails at t0+40s with
+// LEADER_NOT_READY (the leader's checkLeaderStatus logs nothing at INFO);
+// with ring, the OMs then apply an election's configuration without it.
+func (f *fixture) notReady(ring bool) {
+	f.log(0, "om4", starterLogger, startup("--bootstrap"))                                              // N1
+	f.log(20*time.Second, "om4", ratisLogger, "Starting OzoneManagerRatisServer omNode-4 at port 9872") // N10
+	f.exit(40 * time.Second)
+	// N18; message of OMLeaderNotReadyException (OzoneManagerRatisUtils.createLeaderNotReadyException)
+	f.stdout("om4", "Failed to Bootstrap OM. Error Code: LEADER_NOT_READY, Error Message: omNode-2 is Leader but not ready to process request yet.")
+	if ring {
+		f.commit(45*time.Second, 7, 3, 1, 2, 3)
+	}
+}
+
+// retrySucceeds: om4 bootstraps again from t0+at and joins the ring (N15,
+// A2 listing it, L15, "Successfully bootstrapped OM").
+func (f *fixture) retrySucceeds(at time.Duration, banner bool) {
+	f.bootstrapStartAt(at, banner)
+	f.log(at+50*time.Second, "om4", divisionLogger, "omNode-4@"+group+": set configuration conf: {index: 1052, cur=peers:["+
+		peersPipe(1, 2, 3, 4)+"]|listeners:[], old=peers:["+peersPipe(1, 2, 3)+"]|listeners:[]}") // N15
+	f.commit(at+52*time.Second, 7, 5, 1, 2, 3, 4)
+	f.log(at+53*time.Second, "om1", ratisLogger, "add OM omNode-4 in Ratis group "+group+".") // L15
+	f.log(at+54*time.Second, "om4", omLogger, "Successfully bootstrapped OM omNode-4 and joined the Ratis group "+
+		group+":["+peersPipe(1, 2, 3, 4)+"]")
+}
+
+func TestBenignFailureThenSuccessfulRetryIsQuiet(t *testing.T) {
+	// The retry's own configuration and the leader's "add OM" for it are not the first failure's.
+	for _, c := range []struct {
+		name         string
+		ring, banner bool
+	}{
+		{"ring shown after the failure", true, true},
+		{"ring not shown after the failure", false, true},
+		{"retry without STARTUP_MSG", true, false},
+	} {
+		f := newFixture(t)
+		f.notReady(c.ring)
+		f.retrySucceeds(10*time.Minute, c.banner)
+		if fs := f.run(nil); len(fs) != 0 {
+			t.Errorf("%s: want quiet, got %v", c.name, fs)
+		}
+	}
+}
+
+func TestBenignFailureThenFailedRetryIsJudgedOnItsOwn(t *testing.T) {
+	// The retry loses the leader's reply and the ring commits omNode-4: the retry's exit is the finding.
+	f := newFixture(t)
+	f.notReady(true)
+	f.bootstrapStartAt(10*time.Minute, true)
+	f.lostLeadership(11 * time.Minute)
+	f.exit(11*time.Minute + time.Second)
+	f.out("Failed to add OM omNode-4 in Ratis ring.")
+	f.commit(11*time.Minute+4*time.Second, 8, 4, 1, 2, 3, 4)
+	got := one(t, f.run(nil))
+	if got.Severity != detectors.Critical || got.Confidence != detectors.High || got.State != detectors.Firing {
+		t.Errorf("severity/confidence/state: %v %v %v", got.Severity, got.Confidence, got.State)
+	}
+	if got.Key != "omNode-4@om4/2026-08-23T10:11:01Z" {
+		t.Errorf("key: %q", got.Key)
+	}
+	if got.Facts["failure"] != "the leader's SetConfiguration reply failed with NotLeaderException" ||
+		got.Facts["error_message"] != "Failed to add OM omNode-4 in Ratis ring." || got.Facts["bootstrap_reruns"] != "" {
+		t.Errorf("facts: %v", got.Facts)
+	}
+	for _, e := range got.Evidence {
+		if (!e.Time.IsZero() && e.Time.Before(t0.Add(10*time.Minute))) || strings.Contains(e.Text, "LEADER_NOT_READY") {
+			t.Errorf("evidence from the first run: %s %s", e.Time, e.Text)
+		}
+	}
+
+	// The retry fails without changing the ring as well: quiet.
+	f = newFixture(t)
+	f.notReady(true)
+	f.bootstrapStartAt(10*time.Minute, true)
+	f.exit(11*time.Minute + 30*time.Second)
+	f.out("omNode-1@" + group + "-ConfigurationStagingState: Fail to set configuration peers:[" + peersPipe(1, 2, 3, 4) +
+		"]|listeners:[] due to NOPROGRESS")
+	f.commit(20*time.Minute, 8, 4, 1, 2, 3)
+	if fs := f.run(nil); len(fs) != 0 {
+		t.Errorf("benign retry: want quiet, got %v", fs)
+	}
+
+	// The retry's failure with the ring not shown is a warning about the retry.
+	f = newFixture(t)
+	f.notReady(false)
+	f.log(10*time.Minute, "om4", starterLogger, startup("--bootstrap"))
+	f.exit(11 * time.Minute)
+	f.out("Failed to add OM omNode-4 in Ratis ring.")
+	got = one(t, f.run(nil))
+	if got.Severity != detectors.Warning || got.Key != "omNode-4@om4/2026-08-23T10:11:00Z" {
+		t.Errorf("ring not shown: %v %q", got.Severity, got.Key)
+	}
+}
+
+func TestRetryListedBeforeItStartedKeepsTheFirstFailure(t *testing.T) {
+	// The ring listed omNode-4 before the retry: the first failure is the finding, the retry's
+	// lines (its start, its own "add OM" attempt) do not start another one.
+	f := newFixture(t)
+	f.bootstrapStart()
+	f.lostLeadership(60 * time.Second)
+	f.exit(61 * time.Second)
+	f.commit(64*time.Second, 7, 4, 1, 2, 3, 4)
+	f.bootstrapStartAt(10*time.Minute, true)
+	f.exit(10*time.Minute + 40*time.Second)
+	got := one(t, f.run(nil))
+	if got.Key != "omNode-4@om4/2026-08-23T10:01:01Z" || got.Severity != detectors.Critical || got.Facts["bootstrap_reruns"] != "1" {
+		t.Errorf("key/severity/reruns: %q %v %q", got.Key, got.Severity, got.Facts["bootstrap_reruns"])
+	}
+	if n := strings.Count(evidenceText(got), "Submitting SetConfiguration"); n != 1 {
+		t.Errorf("want the first run's add request only, got %d", n)
 	}
 }
 

@@ -67,6 +67,11 @@ func doc() detectors.Doc {
 			"LOST_MAJORITY_HEARTBEATS step-downs and \"Failed appendEntries\" warnings happen on GC pauses and ordinary OM " +
 				"restarts; an operator stop has \"RECEIVED SIGNAL 15: SIGTERM\" before SHUTDOWN_MSG and is not this defect.",
 			"A successful bootstrap (\"Successfully bootstrapped OM ... and joined the Ratis group ...\", process keeps running).",
+			"A failed bootstrap followed by another --bootstrap run on the same host: when no applied configuration listed " +
+				"the node before the re-run started, the earlier failure left the ring unchanged and stays quiet. The re-run is " +
+				"judged on its own: its configuration and the leader's \"add OM\" for it are not the earlier failure's, and a " +
+				"re-run that fails and leaves the node in the ring is reported as its own exit. Only the re-run's pre-check " +
+				"\"Remote OM ... already contains bootstrapping OM\" shows that the earlier failure left the node in the ring.",
 			"A warning (new OM's side only) may be a benign failure: the bundle cannot show whether the ring changed.",
 		},
 		Resolves: "When the exited OM starts again on its host (a later STARTUP_MSG without --bootstrap, or with --bootstrap " +

@@ -14,23 +14,28 @@ import (
 // The bootstrapping OM is the cluster's last OM; the ring is the others,
 // the first of them its leader. Near misses (F.4): a successful bootstrap,
 // a staging failure (NOPROGRESS), a lost-leadership reply after which the
-// next leader does not hold the new peer, the config pre-check exit, and an
-// ordinary OM restart with its step-down and elections.
+// next leader does not hold the new peer, the config pre-check exit, an
+// ordinary OM restart with its step-down and elections, and a failure that
+// left the ring unchanged (LEADER_NOT_READY) followed by a --bootstrap
+// re-run that succeeds. The same failure followed by a re-run that hits the
+// defect is a positive variant about the re-run.
 func hdds16839Scripts() map[string]Script {
 	return map[string]Script{
 		// Positive variants.
-		"hdds16839/lost-leadership":             h16839LostLeadership,
-		"hdds16839/in-progress":                 h16839InProgress,
-		"hdds16839/lost-leadership-restarted":   h16839LostLeadershipRestarted,
-		"hdds16839/in-progress-decommissioned":  h16839InProgressDecommissioned,
-		"hdds16839/new-om-only":                 h16839NewOMOnly,
-		"hdds16839/lost-leadership-rerun-fails": h16839RerunFails,
+		"hdds16839/lost-leadership":                 h16839LostLeadership,
+		"hdds16839/in-progress":                     h16839InProgress,
+		"hdds16839/lost-leadership-restarted":       h16839LostLeadershipRestarted,
+		"hdds16839/in-progress-decommissioned":      h16839InProgressDecommissioned,
+		"hdds16839/new-om-only":                     h16839NewOMOnly,
+		"hdds16839/lost-leadership-rerun-fails":     h16839RerunFails,
+		"hdds16839/not-ready-rerun-lost-leadership": h16839NotReadyRerunLostLeadership,
 		// Near misses.
-		"hdds16839/success":         h16839Success,
-		"hdds16839/staging-timeout": h16839StagingTimeout,
-		"hdds16839/not-committed":   h16839NotCommitted,
-		"hdds16839/config-check":    h16839ConfigCheck,
-		"hdds16839/om-restart":      h16839OMRestart,
+		"hdds16839/success":                 h16839Success,
+		"hdds16839/staging-timeout":         h16839StagingTimeout,
+		"hdds16839/not-committed":           h16839NotCommitted,
+		"hdds16839/config-check":            h16839ConfigCheck,
+		"hdds16839/om-restart":              h16839OMRestart,
+		"hdds16839/not-ready-rerun-success": h16839NotReadyRerunSuccess,
 	}
 }
 
@@ -276,8 +281,14 @@ func (r *h16839Run) added(at time.Time, thread string) {
 }
 
 // exit: "Failed to Bootstrap OM." and the self-exit without a signal
-// (N16, N17 and the stop lines, N18 on stderr, N19).
+// (N16, N17 and the stop lines, N18 on stderr with RATIS_BOOTSTRAP_ERROR
+// unless errMsg is empty, N19).
 func (r *h16839Run) exit(at time.Time, errMsg string) time.Time {
+	return r.exitWith(at, "RATIS_BOOTSTRAP_ERROR", errMsg)
+}
+
+// exitWith is exit with the N18 error code.
+func (r *h16839Run) exitWith(at time.Time, code, errMsg string) time.Time {
 	b := r.boot
 	// N16 OzoneManager.java:2154
 	r.add(at, b, parsers.LevelError, h16839OM, "main", "OzoneManager.java:2154", "Failed to Bootstrap OM.")
@@ -293,7 +304,7 @@ func (r *h16839Run) exit(at time.Time, errMsg string) time.Time {
 	if errMsg != "" {
 		// N18 OMInterServiceProtocolClientSideImpl.java:109-110 via GenericCli.java:114 (stderr, .out file)
 		r.s.Add(Line{At: at.Add(300 * time.Millisecond), Host: b.Host, File: parsers.KindOut,
-			Msg: "Failed to Bootstrap OM. Error Code: RATIS_BOOTSTRAP_ERROR, Error Message: " + errMsg})
+			Msg: "Failed to Bootstrap OM. Error Code: " + code + ", Error Message: " + errMsg})
 	}
 	end := at.Add(400 * time.Millisecond)
 	r.s.Shutdown(b, end) // N19, no RECEIVED SIGNAL before it
@@ -607,6 +618,12 @@ func h16839Success(s *Scenario, at time.Time) {
 	if !ok {
 		return
 	}
+	r.bootstrapOK(at)
+}
+
+// bootstrapOK: a --bootstrap run from at that joins the ring (N1-N15, L1-L3,
+// L5, A1-A4, L15, "Successfully bootstrapped OM").
+func (r *h16839Run) bootstrapOK(at time.Time) {
 	t := r.bootStart(at)
 	ipc := r.ipc()
 	r.submit(t.Add(time.Second), ipc, true)
@@ -682,6 +699,58 @@ func h16839NotCommitted(s *Scenario, at time.Time) {
 	r.applied(ready.Add(700*time.Millisecond), r.ring, r.ring)
 }
 
+// notReady: the ring's leader pauses just as the new OM starts; the second
+// ring OM wins the election and the bootstrap request reaches it before it
+// is ready (between changeToLeader and "Leader ... is ready"). Its
+// checkLeaderStatus rejects the request, logged only at DEBUG (B.5); the new
+// OM exits with LEADER_NOT_READY (N18). The ring is unchanged (F.4): the
+// election's configuration does not list the new OM. From then on the
+// second ring OM leads. It returns the exit time.
+func (r *h16839Run) notReady(at time.Time) time.Time {
+	t := r.bootStart(at)
+	el := t.Add(time.Second)
+	r.stepDown(el.Add(-5*time.Second), h16839Conf(r.index, r.ring, nil))
+	next := r.ring[1%len(r.ring)]
+	ready := r.election(el, next, r.ring, h16839Conf(r.index, r.ring, nil))
+	// N18 message: OMLeaderNotReadyException of the leader's checkLeaderStatus
+	// (OzoneManagerRatisUtils.createLeaderNotReadyException, "{peerId} is Leader
+	// but not ready to process request yet."), passed on by
+	// OMInterServiceProtocolClientSideImpl.bootstrap as LEADER_NOT_READY.
+	exit := r.exitWith(el.Add(50*time.Millisecond), "LEADER_NOT_READY", next.ID+" is Leader but not ready to process request yet.")
+	r.index++
+	for _, n := range r.ring {
+		r.setConf(ready.Add(5*time.Millisecond+r.jitter(60*time.Millisecond)), n, r.ring, nil)
+	}
+	r.applied(ready.Add(200*time.Millisecond), r.ring, r.ring)
+	r.ring = append([]Node{next}, others16839(r.ring, next)...)
+	return exit
+}
+
+// h16839NotReadyRerunSuccess: a LEADER_NOT_READY exit, then ten minutes
+// later the operator runs --bootstrap again and it succeeds (F.4: neither
+// the failure nor the success is the defect).
+func h16839NotReadyRerunSuccess(s *Scenario, at time.Time) {
+	r, ok := newH16839Run(s)
+	if !ok {
+		return
+	}
+	exit := r.notReady(at)
+	r.bootstrapOK(exit.Add(10 * time.Minute))
+}
+
+// h16839NotReadyRerunLostLeadership: a LEADER_NOT_READY exit, then ten
+// minutes later a --bootstrap re-run that hits the defect (lost-leadership
+// reply, the next leader commits the configuration).
+func h16839NotReadyRerunLostLeadership(s *Scenario, at time.Time) {
+	r, ok := newH16839Run(s)
+	if !ok {
+		return
+	}
+	exit := r.notReady(at)
+	again, leader := r.lostLeadership(exit.Add(10*time.Minute), true)
+	r.appendFailures(leader, again.Add(8*time.Second), s.End)
+}
+
 // h16839ConfigCheck: the pre-check finds an existing OM without the new
 // OM's configuration and exits with status 1 (N5); nothing reaches the ring.
 func h16839ConfigCheck(s *Scenario, at time.Time) {
@@ -692,13 +761,13 @@ func h16839ConfigCheck(s *Scenario, at time.Time) {
 	b, l := r.boot, r.leader()
 	s.Startup(b, at, "--bootstrap")
 	t := at.Add(3 * time.Second)
-	// N5 OzoneManager.java:2089 + exception (message from OzoneManager.checkRemoteOMConfig;
-	// frame line numbers approximate)
+	// N5 OzoneManager.java:2089. The line carries the IOException of the
+	// remote check; its text is not in signatures-dn-om.md, so no stack
+	// trace is rendered.
 	r.add(t, b, parsers.LevelError, h16839OM, "main", "OzoneManager.java:2089",
-		fmt.Sprintf("Remote OM config check failed on OM %s\njava.io.IOException: Remote OM %s does not have the bootstrapping OM(%s) information on reloading configs or it could not resolve the address.\n"+
-			"\tat org.apache.hadoop.ozone.om.OzoneManager.checkRemoteOMConfig(OzoneManager.java:2120)\n"+
-			"\tat org.apache.hadoop.ozone.om.OzoneManager.checkConfigBeforeBootstrap(OzoneManager.java:2084)", l.ID, l.ID, b.ID))
-	// N5 exit: ratis ExitUtils.java:129-133 via ExitManager.exitSystem (OzoneManager.java:2093-2097)
+		fmt.Sprintf("Remote OM config check failed on OM %s", l.ID))
+	// N5 exit: ratis ExitUtils.java:129-133 via ExitManager.exitSystem (OzoneManager.java:2093-2097);
+	// {addresses} = OmUtils.getOMAddressListPrintString, "OM [" + getOMPrintInfo + "]"
 	r.add(t.Add(20*time.Millisecond), b, parsers.LevelError, h16839OM, "main", "ExitUtils.java:129",
 		fmt.Sprintf("Terminating with exit status 1: OM [%s[%s:%d]] do not have or have incorrect information of the bootstrapping OM. Update their ozone-site.xml before proceeding.",
 			l.ID, l.Host, h16839RPCPort))
