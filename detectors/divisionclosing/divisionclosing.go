@@ -27,6 +27,19 @@ const (
 	// raceWindow: close failures this soon after a group's removal
 	// completed are the GroupMismatch race of a normal removal.
 	raceWindow = time.Minute
+	// repeatFor and repeatCycles: close failures alone show a stuck division
+	// only when the same container keeps failing for more than repeatFor, or
+	// in at least repeatCycles of SCM's resend cycles (signatures-dn-om.md
+	// F.2): one burst of failures is a race or a datanode shutting down.
+	repeatFor    = 10 * time.Minute
+	repeatCycles = 3
+	// staleCycles: a division resting on close failures alone is dropped
+	// when its failures stop for this many resend cycles: SCM re-sends the
+	// close command every cycle while the replica stays CLOSING.
+	staleCycles = 3
+	// defaultResend is hdds.scm.replication.thread.interval's default, for
+	// an environment without settings.
+	defaultResend = 300 * time.Second
 
 	maxDivisions     = 256
 	maxContainers    = 256
@@ -48,6 +61,8 @@ type detector struct {
 	stuckAfterSrc string
 	writeWait     time.Duration
 	writeWaitSrc  string
+	resend        time.Duration // SCM's resend cycle (hdds.scm.replication.thread.interval)
+	resendSrc     string
 	now           time.Time
 
 	divisions *fifo[string, *division] // hostKey/group -> open division
@@ -81,13 +96,45 @@ type division struct {
 	removalRole  string
 
 	failures, notRunning, notFound, rejected int
-	containers                               map[uint64]int
+	containers                               map[uint64]*repeats
 	restartedAt                              time.Time
 
 	emitted  bool
 	dirty    bool
 	severity detectors.Severity
 	ev       detectors.EvidenceLog
+}
+
+// repeats follows the close failures of one container of a division.
+// Failures showing the division CLOSING or gone (C1a, C1b) count; a
+// RejectedExecutionException (C1c, inferred, also logged at a normal
+// shutdown) only adds to n.
+type repeats struct {
+	n           int       // failed close attempts, of any counted cause
+	first, last time.Time // first and latest C1a/C1b failure; zero if none
+	cycles      int       // resend cycles with a C1a/C1b failure
+	cycleAt     time.Time // the failure that opened the latest cycle
+}
+
+// add records a C1a/C1b failure at t; a failure counts as a new resend
+// cycle when it comes at least gap after the one that opened the last.
+func (r *repeats) add(t time.Time, gap time.Duration) {
+	switch {
+	case r.first.IsZero():
+		r.first, r.cycleAt, r.cycles = t, t, 1
+	case t.Sub(r.cycleAt) >= gap:
+		r.cycleAt = t
+		r.cycles++
+	}
+	if t.After(r.last) {
+		r.last = t
+	}
+}
+
+// repeated says whether the container kept failing long enough to show the
+// division stuck rather than racing a removal or a shutdown.
+func (r *repeats) repeated() bool {
+	return r.last.Sub(r.first) > repeatFor || r.cycles >= repeatCycles
 }
 
 // scmView is what SCM logged about one datanode's replicas of one group.
@@ -119,8 +166,12 @@ func newDetector(env *detectors.Env) (detectors.Detector, error) {
 	if _, ok := env.Options["stuck-after"]; ok {
 		d.stuckAfterSrc = "option stuck-after"
 	}
+	d.resend, d.resendSrc = defaultResend, "default"
 	if env.Settings != nil {
 		d.writeWait, d.writeWaitSrc = env.Settings.Duration("hdds.container.ratis.statemachine.write.wait.interval", time.Millisecond)
+		if r, src := env.Settings.Duration("hdds.scm.replication.thread.interval", time.Millisecond); r > 0 {
+			d.resend, d.resendSrc = r, src
+		}
 	}
 	return d, nil
 }
@@ -162,7 +213,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	case catalogue.SCMCloseContainerCommand:
 		d.scmCommand(s)
 	case catalogue.StartupMsg:
-		d.startup(s)
+		d.startup(s, emit)
 	}
 	d.check(d.now, emit)
 }
@@ -179,22 +230,24 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 		end = d.now
 	}
 	for _, v := range d.divisions.values() {
-		if v.emitted || v.confirmed(end) {
+		if v.emitted || d.confirmed(v, end) {
 			d.emit(v, end, detectors.Firing, "", emit)
 		}
 	}
 }
 
 // check emits divisions that became certain, escalates those stuck past
-// stuck-after and refreshes those with new evidence.
+// stuck-after, refreshes those with new evidence and drops unreported ones
+// whose close failures stopped.
 func (d *detector) check(now time.Time, emit detectors.Emit) {
 	if d.divisions.len() == 0 {
 		return
 	}
 	for _, v := range d.divisions.values() {
 		switch {
-		case !v.emitted && v.confirmed(now):
+		case !v.emitted && d.confirmed(v, now):
 			d.emit(v, now, detectors.Firing, "", emit)
+		case d.dropStale(v, now):
 		case v.emitted && v.severity < detectors.Critical && now.Sub(v.start) >= d.stuckAfter:
 			d.emit(v, now, detectors.Firing, "", emit)
 		case v.emitted && v.dirty:
@@ -203,15 +256,62 @@ func (d *detector) check(now time.Time, emit detectors.Emit) {
 	}
 }
 
-// confirmed says whether the division is stuck rather than slowly closing.
-func (v *division) confirmed(now time.Time) bool {
+// confirmed says whether the division is stuck rather than slowly closing:
+// the trigger or the removal in CLOSING once the grace has passed, or one
+// container failing repeatedly (F.2).
+func (d *detector) confirmed(v *division, now time.Time) bool {
 	if v.removal == "CLOSING" && v.ratisClose {
 		return true
 	}
 	if now.Sub(v.start) < grace {
 		return false
 	}
-	return v.removal == "CLOSING" || v.ratisClose || v.failures >= 2
+	return v.strong() || v.longest() != nil
+}
+
+// dropStale drops a division not reported yet that rests on close failures
+// alone when they stopped staleCycles resend cycles before now.
+func (d *detector) dropStale(v *division, now time.Time) bool {
+	if v.emitted || v.strong() || now.Sub(v.last) <= staleCycles*d.resend {
+		return false
+	}
+	d.divisions.del(v.hostKey + "/" + v.group)
+	return true
+}
+
+// strong says whether the division has evidence besides close failures:
+// the close on its own Ratis thread or a removal that found it CLOSING.
+func (v *division) strong() bool { return v.ratisClose || v.removal == "CLOSING" }
+
+// longest returns the failures of the container that failed repeatedly in
+// the most resend cycles, or nil if none did.
+func (v *division) longest() *repeats {
+	_, r := v.longestContainer()
+	return r
+}
+
+// longestContainer returns the container that failed repeatedly in the most
+// resend cycles (then over the longest time, then the lowest ID) and its
+// failures, or nil if none did.
+func (v *division) longestContainer() (uint64, *repeats) {
+	var (
+		id   uint64
+		best *repeats
+	)
+	for c, r := range v.containers {
+		if !r.repeated() {
+			continue
+		}
+		span, bestSpan := r.last.Sub(r.first), time.Duration(0)
+		if best != nil {
+			bestSpan = best.last.Sub(best.first)
+		}
+		if best == nil || r.cycles > best.cycles || r.cycles == best.cycles &&
+			(span > bestSpan || span == bestSpan && c < id) {
+			id, best = c, r
+		}
+	}
+	return id, best
 }
 
 // closeServer handles T2. Only a close on the division's own Ratis thread
@@ -296,7 +396,9 @@ func (d *detector) groupRemove(s *catalogue.Signal) {
 
 // closeFailed handles C1. Only causes that show the division CLOSING or
 // already removed from the server count; STARTING after a restart and other
-// errors are transient.
+// errors are transient. A RejectedExecutionException (inferred, and also
+// logged while a datanode shuts down) is added only to a division already
+// suspected on other grounds and never counts towards the repetition.
 func (d *detector) closeFailed(s *catalogue.Signal) {
 	hk := hostKey(s.Host)
 	ck := hk + "|" + strconv.FormatUint(s.Container, 10)
@@ -312,17 +414,32 @@ func (d *detector) closeFailed(s *catalogue.Signal) {
 	if g == "" {
 		return
 	}
-	stuck := s.Reason == "GroupMismatchException" || s.Reason == "RejectedExecutionException" ||
-		(s.Reason == "ServerNotReadyException" && s.State == "CLOSING")
-	if !stuck {
+	rejected := s.Reason == "RejectedExecutionException"
+	stuck := s.Reason == "GroupMismatchException" || (s.Reason == "ServerNotReadyException" && s.State == "CLOSING")
+	if !stuck && !rejected {
 		return
 	}
 	if at, ok := d.completed.get(hk + "/" + g); ok && s.Time.Sub(at) <= raceWindow {
 		return
 	}
-	v := d.open(s.Host, g, s.Time)
+	v, ok := d.divisions.get(hk + "/" + g)
+	if ok && d.dropStale(v, s.Time) {
+		ok = false
+	}
+	if rejected {
+		if !ok {
+			return
+		}
+	} else {
+		v = d.open(s.Host, g, s.Time)
+	}
 	if s.Peer != "" && v.peer == "" {
 		v.peer = strings.ToLower(s.Peer)
+	}
+	r, known := v.containers[s.Container]
+	if !known && len(v.containers) < maxContainers {
+		r = &repeats{}
+		v.containers[s.Container] = r
 	}
 	v.failures++
 	switch s.Reason {
@@ -333,12 +450,20 @@ func (d *detector) closeFailed(s *catalogue.Signal) {
 	default:
 		v.notRunning++
 	}
-	if _, ok := v.containers[s.Container]; ok || len(v.containers) < maxContainers {
-		v.containers[s.Container]++
+	if r != nil {
+		r.n++
+		if stuck {
+			r.add(s.Time, d.cycleGap())
+		}
 	}
 	v.addEvidence(detectors.EvidenceOf(s))
 	v.touch(s.Time)
 }
+
+// cycleGap is the least distance between failures of two resend cycles:
+// the commands reach the datanode with its heartbeat, so a cycle may look
+// up to a fifth shorter than hdds.scm.replication.thread.interval.
+func (d *detector) cycleGap() time.Duration { return d.resend - d.resend/5 }
 
 // scmCommand handles S11: SCM re-sending a close command to a datanode for a
 // container of a pipeline. The pipeline's Raft group joins it to the
@@ -376,9 +501,13 @@ func (d *detector) scmCommand(s *catalogue.Signal) {
 	}
 }
 
-// startup notes a datanode restart: the stuck division died with the old
-// process; the finding resolves once the group is removed afterwards.
-func (d *detector) startup(s *catalogue.Signal) {
+// startup handles a datanode restart. A division resting on close failures
+// alone, all logged by the old process, ends: dropped if not reported yet,
+// resolved otherwise (the restart is the fix, F.1 step 2; the failures may
+// also be those of the shutdown itself). A division with the trigger or a
+// removal in CLOSING died with the old process too, but its finding resolves
+// only when the group is then removed normally.
+func (d *detector) startup(s *catalogue.Signal, emit detectors.Emit) {
 	if s.Component != parsers.ComponentDatanode && s.Attrs["service"] != "HddsDatanodeService" {
 		return
 	}
@@ -386,10 +515,21 @@ func (d *detector) startup(s *catalogue.Signal) {
 	d.lastT1.del(hk)
 	d.pendingT2.del(hk)
 	for _, v := range d.divisions.values() {
-		if v.hostKey == hk {
-			v.restartedAt = s.Time
+		if v.hostKey != hk {
+			continue
+		}
+		v.restartedAt = s.Time
+		if v.strong() {
 			v.addEvidence(detectors.EvidenceOf(s))
 			v.dirty = true
+			continue
+		}
+		d.divisions.del(v.hostKey + "/" + v.group)
+		if v.emitted {
+			v.addEvidence(detectors.EvidenceOf(s))
+			v.touch(s.Time)
+			d.emit(v, s.Time, detectors.Resolved, "the datanode restarted at "+stamp(s.Time)+
+				" and the failures came only from the old process", emit)
 		}
 	}
 }
@@ -444,7 +584,7 @@ func (d *detector) open(host, group string, start time.Time) *division {
 		}
 		return v
 	}
-	v := &division{host: host, hostKey: hk, group: group, start: start, last: start, containers: map[uint64]int{},
+	v := &division{host: host, hostKey: hk, group: group, start: start, last: start, containers: map[uint64]*repeats{},
 		ev: detectors.EvidenceLog{Head: firstEvidence, Tail: lastEvidence}}
 	v.peer, _ = d.peers.get(hk)
 	d.divisions.put(k, v)
@@ -555,6 +695,16 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 		facts["group_removal"] = "not in the logs"
 	}
 	facts["failed_close_attempts"] = strconv.Itoa(v.failures)
+	if !v.strong() {
+		// The finding rests on the failures alone: say why they count.
+		facts["resend_interval"] = fmt.Sprintf("%s (%s, hdds.scm.replication.thread.interval)", d.resend, d.resendSrc)
+		facts["repeat_rule"] = fmt.Sprintf("the same container failing for more than %s or in at least %d resend cycles",
+			repeatFor, repeatCycles)
+		if c, r := v.longestContainer(); r != nil {
+			facts["repeated_container"] = fmt.Sprintf("#%d: %d failures in %d resend cycles over %s",
+				c, r.n, r.cycles, r.last.Sub(r.first).Round(time.Second))
+		}
+	}
 	if v.failures > 0 {
 		facts["failed_close_not_running"] = strconv.Itoa(v.notRunning)
 		facts["failed_close_group_not_found"] = strconv.Itoa(v.notFound)
@@ -599,10 +749,8 @@ func (v *division) confidence() detectors.Confidence {
 	if v.removal == "CLOSING" || (v.ratisClose && v.failures > 0) {
 		return detectors.High
 	}
-	for _, n := range v.containers {
-		if n >= 3 {
-			return detectors.High
-		}
+	if r := v.longest(); r != nil && r.cycles >= repeatCycles {
+		return detectors.High
 	}
 	return detectors.Medium
 }
@@ -637,11 +785,15 @@ func summary(v *division, dn catalogue.Datanode, pipeline string, ids []uint64, 
 	if v.failures > 0 {
 		var cs []string
 		for _, c := range ids {
-			if v.containers[c] > 0 {
+			if r := v.containers[c]; r != nil && r.n > 0 {
 				cs = append(cs, "#"+strconv.FormatUint(c, 10))
 			}
 		}
 		parts = append(parts, fmt.Sprintf("%d close attempts for container %s failed", v.failures, strings.Join(cs, ", ")))
+	}
+	if c, r := v.longestContainer(); !v.strong() && r != nil {
+		parts = append(parts, fmt.Sprintf("container #%d failed in %d resend cycles over %s",
+			c, r.cycles, r.last.Sub(r.first).Round(time.Second)))
 	}
 	if view != nil {
 		parts = append(parts, fmt.Sprintf("SCM sent %d close commands (container state %s)", view.commands, view.state))

@@ -330,20 +330,210 @@ func TestCloseFailuresOnly(t *testing.T) {
 	}
 	f := only(t, feed(t, nil, t0.Add(30*time.Minute), sigs...))
 	if f.Confidence != detectors.High || f.Facts["trigger"] != "not in the logs" || f.Facts["failed_close_attempts"] != "6" ||
-		!f.Start.Equal(t0.Add(time.Second)) || f.Facts["scm_close_commands"] != "6" {
+		!f.Start.Equal(t0.Add(time.Second)) || f.Facts["scm_close_commands"] != "6" ||
+		f.Facts["repeated_container"] != "#12: 6 failures in 6 resend cycles over 25m0s" ||
+		f.Facts["resend_interval"] != "5m0s (default, hdds.scm.replication.thread.interval)" {
 		t.Errorf("%v %v %v", f.Confidence, f.Start, f.Facts)
 	}
-	// Two failures only: medium.
-	f = only(t, feed(t, nil, t0.Add(30*time.Minute), sigs[:4]...))
-	if f.Confidence != detectors.Medium {
-		t.Errorf("two failures: %v", f.Confidence)
+	if !strings.Contains(f.Summary, "container #12 failed in 6 resend cycles over 25m0s") {
+		t.Errorf("summary: %s", f.Summary)
 	}
-	// A RejectedExecutionException names no group: it counts once an
-	// earlier failure tied the container to the group.
+	// Three resend cycles are enough.
+	f = only(t, feed(t, nil, t0.Add(30*time.Minute), sigs[:6]...))
+	if f.Confidence != detectors.High || f.Facts["repeated_container"] != "#12: 3 failures in 3 resend cycles over 10m0s" {
+		t.Errorf("three cycles: %v %v", f.Confidence, f.Facts)
+	}
+	// Two cycles are not, however long the input runs on.
+	if fs := feed(t, nil, t0.Add(2*time.Hour), sigs[:4]...); len(fs) != 0 {
+		t.Errorf("two cycles: %v", fs)
+	}
+	// Two failures more than ten minutes apart: the division is stuck, less
+	// certainly.
+	f = only(t, feed(t, nil, t0.Add(30*time.Minute), sigs[1], failed(t0.Add(11*time.Minute), 12, "GroupMismatchException", "")))
+	if f.Confidence != detectors.Medium || f.Facts["repeated_container"] != "#12: 2 failures in 2 resend cycles over 10m59s" {
+		t.Errorf("over ten minutes: %v %v", f.Confidence, f.Facts)
+	}
+	// A RejectedExecutionException names no group: it is added once other
+	// failures tied the container to the group.
 	rej := failed(t0.Add(31*time.Minute), 12, "RejectedExecutionException", "")
 	f = only(t, feed(t, nil, t0.Add(35*time.Minute), append(sigs, rej)...))
-	if f.Facts["failed_close_rejected"] != "1" {
+	if f.Facts["failed_close_rejected"] != "1" || f.Facts["failed_close_attempts"] != "7" {
 		t.Errorf("rejected: %v", f.Facts)
+	}
+}
+
+func TestRepetitionIsPerContainerAndCycle(t *testing.T) {
+	cases := map[string][]catalogue.Signal{
+		// The review's probe without the restart: two containers in one second.
+		"two containers in the same second": {
+			failed(t0, 12, "ServerNotReadyException", "CLOSING"), failed(t0.Add(300*time.Millisecond), 14, "ServerNotReadyException", "CLOSING"),
+		},
+		"many failures of one container in one cycle": {
+			failed(t0, 12, "ServerNotReadyException", "CLOSING"), failed(t0.Add(2*time.Second), 12, "ServerNotReadyException", "CLOSING"),
+			failed(t0.Add(40*time.Second), 12, "GroupMismatchException", ""), failed(t0.Add(90*time.Second), 12, "GroupMismatchException", ""),
+			failed(t0.Add(3*time.Minute), 12, "GroupMismatchException", ""),
+		},
+		"three containers, one cycle each": {
+			failed(t0, 12, "ServerNotReadyException", "CLOSING"), failed(t0.Add(5*time.Minute), 14, "GroupMismatchException", ""),
+			failed(t0.Add(10*time.Minute), 17, "GroupMismatchException", ""), failed(t0.Add(15*time.Minute), 19, "GroupMismatchException", ""),
+		},
+		// Each failure alone; the container's group is known from SCM.
+		"RejectedExecutionException alone, every cycle": {
+			resend(t0, 12, "CLOSING"), failed(t0.Add(time.Second), 12, "RejectedExecutionException", ""),
+			resend(t0.Add(5*time.Minute), 12, "CLOSING"), failed(t0.Add(5*time.Minute+time.Second), 12, "RejectedExecutionException", ""),
+			resend(t0.Add(10*time.Minute), 12, "CLOSING"), failed(t0.Add(10*time.Minute+time.Second), 12, "RejectedExecutionException", ""),
+			resend(t0.Add(15*time.Minute), 12, "CLOSING"), failed(t0.Add(15*time.Minute+time.Second), 12, "RejectedExecutionException", ""),
+		},
+		"one CLOSING failure and rejections in later cycles": {
+			failed(t0, 12, "ServerNotReadyException", "CLOSING"),
+			failed(t0.Add(5*time.Minute), 12, "RejectedExecutionException", ""),
+			failed(t0.Add(11*time.Minute), 12, "RejectedExecutionException", ""),
+		},
+		// The failures stopped for three cycles: a new episode starts over.
+		"two failures with a gap of three cycles": {
+			failed(t0, 12, "ServerNotReadyException", "CLOSING"), failed(t0.Add(16*time.Minute), 12, "GroupMismatchException", ""),
+		},
+	}
+	for name, sigs := range cases {
+		sortSignals(sigs)
+		if fs := feed(t, nil, t0.Add(2*time.Hour), sigs...); len(fs) != 0 {
+			t.Errorf("%s: %v", name, fs)
+		}
+	}
+}
+
+func TestRaceLeavesNoDivision(t *testing.T) {
+	// GroupMismatch failures racing a normal removal, before and after its
+	// completion, leave nothing open for a group that is gone.
+	d, err := newDetector(&detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emit := func(f detectors.Finding) { t.Errorf("finding: %v", f) }
+	for _, s := range []catalogue.Signal{
+		removal(t0, "RUNNING"),
+		failed(t0.Add(12*time.Millisecond), 12, "GroupMismatchException", ""),
+		failed(t0.Add(18*time.Millisecond), 14, "GroupMismatchException", ""),
+		storageRemoved(t0.Add(50 * time.Millisecond)),
+		failed(t0.Add(400*time.Millisecond), 12, "GroupMismatchException", ""),
+		failed(t0.Add(50*time.Second), 17, "GroupMismatchException", ""),
+	} {
+		d.Observe(&s, emit)
+	}
+	if n := d.(*detector).divisions.len(); n != 0 {
+		t.Errorf("%d divisions open after the race", n)
+	}
+}
+
+func TestStaleDropDoesNotDependOnTicks(t *testing.T) {
+	// The gap is decided from the failures' own times, with or without a
+	// clock tick between them.
+	sigs := []catalogue.Signal{failed(t0, 12, "ServerNotReadyException", "CLOSING"),
+		failed(t0.Add(16*time.Minute), 12, "GroupMismatchException", "")}
+	for _, tick := range []bool{false, true} {
+		d, err := newDetector(&detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []detectors.Finding
+		emit := func(f detectors.Finding) { got = append(got, f) }
+		d.Observe(&sigs[0], emit)
+		if tick {
+			d.Advance(t0.Add(15*time.Minute+30*time.Second), emit)
+		}
+		d.Observe(&sigs[1], emit)
+		d.Flush(t0.Add(2*time.Hour), emit)
+		if len(got) != 0 {
+			t.Errorf("tick %v: %v", tick, got)
+		}
+	}
+}
+
+func TestResendIntervalFromSettings(t *testing.T) {
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	env.Settings.Set("hdds.scm.replication.thread.interval", "60s", "ozone-site.xml")
+	eng, err := detectors.NewEngine([]detectors.Registration{Registration}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three one-minute cycles confirm the division after two minutes; a
+	// failure 50 seconds later is still the same cycle.
+	for _, s := range []catalogue.Signal{
+		failed(t0, 12, "ServerNotReadyException", "CLOSING"),
+		failed(t0.Add(50*time.Second), 12, "ServerNotReadyException", "CLOSING"),
+		failed(t0.Add(61*time.Second), 12, "ServerNotReadyException", "CLOSING"),
+		failed(t0.Add(122*time.Second), 12, "GroupMismatchException", ""),
+	} {
+		eng.Observe(&s)
+	}
+	f := only(t, eng.Flush(t0.Add(3*time.Minute)))
+	if f.Facts["resend_interval"] != "1m0s (ozone-site.xml, hdds.scm.replication.thread.interval)" ||
+		f.Facts["repeated_container"] != "#12: 4 failures in 3 resend cycles over 2m2s" {
+		t.Errorf("facts: %v", f.Facts)
+	}
+}
+
+func TestRestartEndsFailuresOnlyDivisions(t *testing.T) {
+	up := t0.Add(40 * time.Second)
+	// The review's probe: two failures while the datanode shuts down, then
+	// a restart and nothing else.
+	probe := []catalogue.Signal{
+		failed(t0, 12, "ServerNotReadyException", "CLOSING"), failed(t0, 14, "ServerNotReadyException", "CLOSING"),
+		startup(up, "2.3.0-SNAPSHOT"),
+	}
+	if fs := feed(t, nil, t0.Add(2*time.Hour), probe...); len(fs) != 0 {
+		t.Errorf("probe: %v", fs)
+	}
+	// The failures before the restart do not add up with those after it:
+	// shutdown failures, a restart twelve minutes later, one command failing
+	// while STARTING, then a GroupMismatch racing the normal removal.
+	up = t0.Add(12 * time.Minute)
+	shutdownThenRace := []catalogue.Signal{
+		failed(t0, 12, "ServerNotReadyException", "CLOSING"), failed(t0.Add(100*time.Millisecond), 12, "ServerNotReadyException", "CLOSING"),
+		failed(t0.Add(150*time.Millisecond), 14, "ServerNotReadyException", "CLOSING"),
+		failed(t0.Add(200*time.Millisecond), 14, "RejectedExecutionException", ""),
+		startup(up, "2.3.0-SNAPSHOT"),
+		failed(up.Add(16*time.Second), 12, "ServerNotReadyException", "STARTING"),
+		removal(up.Add(40*time.Second), "RUNNING"),
+		failed(up.Add(40*time.Second+12*time.Millisecond), 12, "GroupMismatchException", ""),
+		storageRemoved(up.Add(40*time.Second + 50*time.Millisecond)),
+	}
+	if fs := feed(t, nil, t0.Add(2*time.Hour), shutdownThenRace...); len(fs) != 0 {
+		t.Errorf("shutdown failures, restart, race: %v", fs)
+	}
+	// A division reported on failures alone resolves at the restart.
+	var sigs []catalogue.Signal
+	for i := 0; i < 4; i++ {
+		sigs = append(sigs, failed(t0.Add(time.Duration(i)*5*time.Minute), 12, "ServerNotReadyException", "CLOSING"))
+	}
+	up = t0.Add(17 * time.Minute)
+	sigs = append(sigs, startup(up, "2.3.0-SNAPSHOT"))
+	f := only(t, feed(t, nil, t0.Add(2*time.Hour), sigs...))
+	if f.State != detectors.Resolved || !f.End.Equal(up) || f.Facts["datanode_restarted"] != up.Format(time.RFC3339) ||
+		!strings.Contains(f.Facts["resolved_by"], "the datanode restarted at 2026-08-23 10:57:00Z") {
+		t.Errorf("state %v end %v facts %v", f.State, f.End, f.Facts)
+	}
+	if !strings.Contains(f.Summary, "resolved when the datanode restarted") {
+		t.Errorf("summary: %s", f.Summary)
+	}
+	// Another datanode's restart changes nothing.
+	other := startup(up, "2.3.0-SNAPSHOT")
+	other.Host = "dn1"
+	sigs[len(sigs)-1] = other
+	if f := only(t, feed(t, nil, t0.Add(2*time.Hour), sigs...)); f.State != detectors.Firing {
+		t.Errorf("another datanode's restart: %v", f.State)
+	}
+}
+
+func TestStrongDivisionStaysFiringAfterRestartAlone(t *testing.T) {
+	// The restart is the fix, but only the group's removal afterwards shows
+	// it worked.
+	up := t0.Add(27 * time.Minute)
+	sigs := append(stuckLeader(25*time.Minute), startup(up, "2.3.0-SNAPSHOT"),
+		failed(up.Add(9*time.Second), 12, "ServerNotReadyException", "STARTING"))
+	f := only(t, feed(t, nil, t0.Add(2*time.Hour), sigs...))
+	if f.State != detectors.Firing || f.Facts["datanode_restarted"] != up.Format(time.RFC3339) || f.Facts["repeat_rule"] != "" {
+		t.Errorf("state %v facts %v", f.State, f.Facts)
 	}
 }
 
@@ -358,11 +548,14 @@ func TestNearMissesStayQuiet(t *testing.T) {
 		"one STARTING failure after a restart": {
 			startup(t0, "2.3.0-SNAPSHOT"), failed(t0.Add(20*time.Second), 12, "ServerNotReadyException", "STARTING"),
 		},
-		"STARTING failures repeated": {
+		"STARTING failures in four cycles": {
+			startup(t0.Add(-time.Minute), "2.3.0-SNAPSHOT"),
 			failed(t0, 12, "ServerNotReadyException", "STARTING"), failed(t0.Add(5*time.Minute), 12, "ServerNotReadyException", "STARTING"),
+			failed(t0.Add(10*time.Minute), 12, "ServerNotReadyException", "STARTING"), failed(t0.Add(15*time.Minute), 12, "ServerNotReadyException", "STARTING"),
 		},
 		"other causes": {
-			failed(t0, 12, "", ""), failed(t0.Add(5*time.Minute), 12, "", ""),
+			failed(t0, 12, "", ""), failed(t0.Add(5*time.Minute), 12, "", ""), failed(t0.Add(10*time.Minute), 12, "", ""),
+			failed(t0.Add(15*time.Minute), 12, "", ""),
 		},
 		"GroupMismatch race during a normal removal": {
 			removal(t0, "RUNNING"), failed(t0.Add(10*time.Millisecond), 12, "GroupMismatchException", ""),

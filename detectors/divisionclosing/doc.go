@@ -33,8 +33,12 @@ func doc() detectors.Doc {
 			"\"ServerNotReadyException: <dn>@group-X is not in [RUNNING]: current state is CLOSING\" and, after the " +
 			"removal, by \"GroupMismatchException: <dn>: group-X not found.\". SCM's ReplicationManager re-sends the close " +
 			"command every replication interval while the replica stays CLOSING. The detector follows each datanode's " +
-			"groups: the trigger, a removal in CLOSING and repeated close failures open a finding once the close has not " +
-			"completed within a minute; SCM's re-sent commands (pipeline UUID -> group-<last 12 hex>) corroborate it.",
+			"groups: the trigger or a removal in CLOSING opens a finding once the close has not completed within a minute. " +
+			"Close failures alone open one only when the same container keeps failing with CLOSING or \"not found\" for more " +
+			"than 10 minutes or in at least 3 of SCM's resend cycles (hdds.scm.replication.thread.interval, 5m); a burst of " +
+			"failures within one cycle is a race or a shutdown, a RejectedExecutionException never counts towards the " +
+			"repetition, and a datanode restart ends such a finding (the failures came from the old process). SCM's re-sent " +
+			"commands (pipeline UUID -> group-<last 12 hex>) corroborate the finding.",
 		Remediation: []string{
 			"Confirm on SCM: `ozone admin container list --state CLOSING`" +
 				"{{if .Entities.Containers}}, then {{range $i, $c := .Entities.Containers}}{{if $i}}, {{end}}`ozone admin container info {{$c}}`{{end}}{{end}}: " +
@@ -61,8 +65,10 @@ func doc() detectors.Doc {
 				"that does not close the division; not reported.",
 			"\"Failed to writeStateMachineData, close server\" on a -ChunkWriter- thread: the chunk write failed asynchronously " +
 				"and the close can finish; reported only if no removal or close completion follows.",
-			"One or two \"Can't close container\" failures that resolve: \"current state is STARTING\" right after a datanode " +
-				"restart, or a single GroupMismatchException racing a normal group removal; ignored.",
+			"\"Can't close container\" failures that do not repeat for one container across resend cycles: a " +
+				"GroupMismatchException racing a normal group removal, or \"current state is CLOSING\" and " +
+				"RejectedExecutionException while a datanode shuts down (a restart drops them); ignored. \"current state is " +
+				"STARTING\" after a datanode restart is ignored however long it repeats.",
 			"A normal pipeline close: the removal prints (RUNNING), the storage directory is removed and " +
 				"\"Close Pipeline ... command on datanode\" follows within seconds; ignored.",
 			"\"Container statemachine is closed by ratis, terminating HddsDatanodeService\" is a different failure " +
@@ -71,7 +77,8 @@ func doc() detectors.Doc {
 		Resolves: "When, for that group on that datanode, the storage removal (\"Succeed to remove RaftStorageDirectory\" or " +
 			"\"Group ... is renamed successfully\"), the close-pipeline completion (\"Close Pipeline ... command on datanode ...\") " +
 			"or the quasi-close of one of its containers (\"Marking Container N quasi closed\", or \"Ratis group removed. " +
-			"Group id: group-X\" in the dn-container log) is logged — normally after the datanode restart.",
+			"Group id: group-X\" in the dn-container log) is logged — normally after the datanode restart. A finding that " +
+			"rests on close failures alone resolves at the datanode's restart (STARTUP_MSG).",
 		Kinds: []catalogue.Kind{
 			catalogue.WriteChunkTimeout,
 			catalogue.StateMachineCloseServer,

@@ -14,9 +14,11 @@ import (
 // removal finds it CLOSING, never completes, and every close-container
 // command SCM re-sends for the pipeline's containers fails
 // (shared/ozone signatures-dn-om.md PART A). Near misses: a normal pipeline
-// close, a close failing once while a restarted datanode is STARTING, one
-// GroupMismatch race during a normal removal, the write-chunk timeout alone
-// on 2.2.0, and a close on a -ChunkWriter- thread that completes.
+// close, closes failing for three resend cycles while a restarted
+// datanode's division is STARTING, GroupMismatch races during a normal
+// removal, close failures while a datanode shuts down and restarts, the
+// write-chunk timeout alone on 2.2.0, and a close on a -ChunkWriter- thread
+// that completes.
 
 const (
 	h17674CSM          = "org.apache.hadoop.ozone.container.common.transport.server.ratis.ContainerStateMachine"
@@ -82,8 +84,10 @@ func hdds17674Scripts() map[string]Script {
 				r.normalRemoval(dn, at.Add(3*time.Second+time.Duration(i)*150*time.Millisecond), r.role(i))
 			}
 		},
-		// Near miss: one close fails while a restarted datanode's division is
-		// STARTING; the next attempt goes through.
+		// Near miss: after a restart the re-added division stays STARTING
+		// for over ten minutes (inferred: a long Raft log to load), so the
+		// close commands SCM re-sends in three cycles all fail with "current
+		// state is STARTING" (F.2); the next cycle goes through.
 		"hdds17674/restart-not-ready": func(s *Scenario, at time.Time) {
 			r := newH17674Run(s, 1, h17674Master)
 			r.startups(s.Start.Add(5 * time.Second))
@@ -92,13 +96,25 @@ func hdds17674Scripts() map[string]Script {
 			s.Shutdown(dn, at.Add(400*time.Millisecond))
 			up := at.Add(45 * time.Second)
 			s.Startup(dn, up, "")
-			r.resend(up.Add(20*time.Second), r.containers[0], "CLOSING")
-			// C1 + C1a with "current state is STARTING" (A.4, F.2).
-			r.closeFailed(dn, up.Add(21*time.Second), 0, r.containers[0],
-				h17674NotReady(MemberID(dn, r.group), "[RUNNING]", "STARTING"))
+			starting := h17674NotReady(MemberID(dn, r.group), "[RUNNING]", "STARTING")
+			for k := 0; k < 4; k++ {
+				t := up.Add(20*time.Second + time.Duration(k)*5*time.Minute)
+				for i, c := range r.containers {
+					ct := t.Add(time.Duration(i) * 40 * time.Millisecond)
+					r.resend(ct, c, "CLOSING")
+					if k < 3 {
+						// C1 + C1a with "current state is STARTING" (A.4, F.2).
+						r.closeFailed(dn, ct.Add(1200*time.Millisecond), i, c, starting)
+					} else {
+						r.followerCannotClose(dn, ct.Add(1200*time.Millisecond), i, c)
+					}
+				}
+			}
 		},
-		// Near miss: a normal removal with one GroupMismatchException racing it
-		// on one datanode.
+		// Near miss: a normal removal on the leader while the close commands
+		// SCM sent for all three containers arrive: they fail with
+		// GroupMismatchException between the removal and its completion, and
+		// one re-sent command for the first container right after it.
 		"hdds17674/groupmismatch-race": func(s *Scenario, at time.Time) {
 			r := newH17674Run(s, 0, h17674Master)
 			r.startups(s.Start.Add(5 * time.Second))
@@ -106,10 +122,53 @@ func hdds17674Scripts() map[string]Script {
 			for i, dn := range r.dns {
 				t := at.Add(3*time.Second + time.Duration(i)*150*time.Millisecond)
 				if dn.Host == r.stuckDN.Host {
-					r.closeFailed(dn, t.Add(20*time.Millisecond), 0, r.containers[0], r.notFound(dn))
+					for j, c := range r.containers {
+						r.closeFailed(dn, t.Add(time.Duration(12+6*j)*time.Millisecond), j, c, r.notFound(dn))
+					}
+					r.resend(t.Add(-time.Second), r.containers[0], "CLOSING")
+					r.closeFailed(dn, t.Add(400*time.Millisecond), 0, r.containers[0], r.notFound(dn))
 				}
 				r.normalRemoval(dn, t, r.role(i))
 			}
+		},
+		// Near miss: close commands hit the divisions while a follower
+		// datanode shuts down (its Ratis server closes every division:
+		// "current state is CLOSING", and one RejectedExecutionException from
+		// a closing executor, C1c). It stays down for 12 minutes; SCM closes
+		// the pipeline meanwhile and the other members remove the group.
+		// After the restart one command fails while the re-added division is
+		// STARTING, then the group is removed normally with one
+		// GroupMismatchException racing the removal.
+		"hdds17674/shutdown-failures": func(s *Scenario, at time.Time) {
+			r := newH17674Run(s, 1, h17674Master)
+			r.startups(s.Start.Add(5 * time.Second))
+			dn := r.stuckDN
+			for i, c := range r.containers {
+				r.resend(at.Add(time.Duration(i)*40*time.Millisecond), c, "CLOSING")
+			}
+			s.Signal(dn, at.Add(time.Second), "TERM")
+			for i, c := range r.containers {
+				r.closeFailed(dn, at.Add(1300*time.Millisecond+time.Duration(i)*30*time.Millisecond), i, c, r.notRunning(dn))
+			}
+			r.closeFailed(dn, at.Add(1450*time.Millisecond), 0, r.containers[0], r.notRunning(dn))
+			r.closeFailed(dn, at.Add(1500*time.Millisecond), 1, r.containers[1], r.rejected())
+			s.Shutdown(dn, at.Add(2*time.Second))
+			closeAt := at.Add(6 * time.Minute)
+			r.scmClosesPipeline(closeAt)
+			for i, n := range r.dns {
+				if n.Host != dn.Host {
+					r.normalRemoval(n, closeAt.Add(3*time.Second+time.Duration(i)*150*time.Millisecond), r.role(i))
+				}
+			}
+			up := at.Add(12 * time.Minute)
+			s.Startup(dn, up, "")
+			r.resend(up.Add(15*time.Second), r.containers[0], "CLOSING")
+			// C1 + C1a with "current state is STARTING" (A.4, F.2).
+			r.closeFailed(dn, up.Add(16*time.Second), 0, r.containers[0],
+				h17674NotReady(MemberID(dn, r.group), "[RUNNING]", "STARTING"))
+			t := up.Add(40 * time.Second)
+			r.closeFailed(dn, t.Add(12*time.Millisecond), 0, r.containers[0], r.notFound(dn))
+			r.normalRemoval(dn, t, r.role(r.stuckIdx))
 		},
 		// Near miss: ozone 2.2.0 logs the write-chunk timeout but does not
 		// close the division; the pipeline is closed normally later.
@@ -375,6 +434,16 @@ func (r *h17674Run) notFound(dn Node) string {
 	return "org.apache.ratis.protocol.exceptions.GroupMismatchException: " + dn.UUID + ": " + r.group + " not found."
 }
 
+// rejected is C1c's cause (inferred, not confirmed): a request submitted to
+// a division whose client executor is shutting down (A.4; the JDK's
+// ThreadPoolExecutor rejection text).
+func (r *h17674Run) rejected() string {
+	return fmt.Sprintf("java.util.concurrent.RejectedExecutionException: Task java.util.concurrent.CompletableFuture$AsyncSupply@%x "+
+		"rejected from java.util.concurrent.ThreadPoolExecutor@%x[Shutting down, pool size = %d, active threads = %d, "+
+		"queued tasks = 0, completed tasks = %d]", r.s.Rand.Uint32(), r.s.Rand.Uint32(), 1+r.s.Rand.Intn(4), r.s.Rand.Intn(2),
+		1000+r.s.Rand.Intn(90000))
+}
+
 // h17674NotReady renders ServerNotReadyException (RaftServerImpl.java:807-810, A.6).
 func h17674NotReady(member, expected, state string) string {
 	return "org.apache.ratis.protocol.exceptions.ServerNotReadyException: " + member + " is not in " + expected +
@@ -397,6 +466,15 @@ func (r *h17674Run) closeFailed(dn Node, at time.Time, worker int, container uin
 			"\tat org.apache.hadoop.ozone.container.common.transport.server.ratis.XceiverServerRatis.submitRequest(XceiverServerRatis.java:672)\n" +
 			"\t... 1 more\n" +
 			"Caused by: " + cause})
+}
+
+// followerCannotClose logs C2: a close command submitted to a follower's
+// division (A.4).
+func (r *h17674Run) followerCannotClose(dn Node, at time.Time, worker int, container uint64) {
+	// C2 CloseContainerCommandHandler.java:154.
+	r.s.Add(Line{At: at, Host: dn.Host, Level: parsers.LevelInfo, Logger: h17674CloseCt,
+		Thread: fmt.Sprintf("%sCloseContainerThread-%d", r.s.Cluster.ThreadPrefix(dn), worker), Source: "CloseContainerCommandHandler.java:154",
+		Msg: fmt.Sprintf("Follower cannot close container #%d.", container)})
 }
 
 // removal logs R1 on the datanode's close-pipeline thread (A.5).
