@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
@@ -17,8 +18,16 @@ import (
 )
 
 // The benchmarks read a generated bundle of OZDOCTOR_BENCH_MIB MiB (default
-// 1024) in the tarball layout: one rendered cluster (noise and all five
-// defects) whose host logs are repeated until the size is reached. With
+// 1024) in the tarball layout, from one of two generated clusters
+// (OZDOCTOR_BENCH_INPUT):
+//
+//	day     (default) the sample's 13-host cluster over 24 hours at 20
+//	        background events per host and minute: the five defects occur in
+//	        its first hours, the rest is a healthy cluster's logs
+//	sample  the shipped sample (three hours, all five defects) repeated: a
+//	        signal-dense worst case for the catalogue's regular expressions
+//
+// The rendered hosts' logs are repeated until the size is reached. With
 // OZDOCTOR_BENCH_DIR the bundle is kept there (and reused), so that a whole
 // run and grep can be compared on the same files (bench/compare.sh).
 func benchBundle(b *testing.B) (dir string, files []string, size int64) {
@@ -40,8 +49,17 @@ func benchBundle(b *testing.B) (dir string, files []string, size int64) {
 	if size >= want {
 		return dir, files, size
 	}
+	var s *scenario.Scenario
+	var r scenario.Render
+	switch input := os.Getenv("OZDOCTOR_BENCH_INPUT"); input {
+	case "", "day":
+		s, r = scenario.Cluster13(24*time.Hour, 20)
+	case "sample":
+		s, r = scenario.Sample()
+	default:
+		b.Fatalf("OZDOCTOR_BENCH_INPUT=%q: want day or sample", input)
+	}
 	src := b.TempDir()
-	s, r := scenario.Sample()
 	r.Rotate, r.Gzip = false, false
 	if err := s.Render(src, r); err != nil {
 		b.Fatal(err)

@@ -16,10 +16,15 @@ import (
 // Sample returns the scenario of the bundle shipped in examples/bundles: a
 // three-SCM, four-OM, six-datanode cluster over three hours in which all five
 // known defects occur, with background noise, rotation, gzip and clock skew.
-func Sample() (*Scenario, Render) {
+func Sample() (*Scenario, Render) { return Cluster13(3*time.Hour, 4) }
+
+// Cluster13 is the sample's cluster over dur with noise background events
+// per host and minute; the five defects occur in the sample's first three
+// hours, so a longer dur gives a cluster that is mostly healthy.
+func Cluster13(dur time.Duration, noise int) (*Scenario, Render) {
 	const seed = 2026
 	start := time.Date(2026, 8, 23, 9, 0, 0, 0, time.UTC)
-	s := New(seed, start, 3*time.Hour, NewCluster(rand.New(rand.NewSource(seed)), 3, 4, 6))
+	s := New(seed, start, dur, NewCluster(rand.New(rand.NewSource(seed)), 3, 4, 6))
 	// A Ratis close threshold raised above the pause of hdds17519/skip-stale
 	// (signatures-scm.md §1.1), as the clusters that show HDDS-17519 have.
 	s.Site = map[string]string{
@@ -39,7 +44,7 @@ func Sample() (*Scenario, Render) {
 	} {
 		scripts[sc.name](s, start.Add(sc.at))
 	}
-	return s, Render{Layout: LayoutFile, Noise: 4, Rotate: true, Gzip: true,
+	return s, Render{Layout: LayoutFile, Noise: noise, Rotate: true, Gzip: true,
 		Skew: map[string]time.Duration{"scm2": 2 * time.Second, "dn4": -3 * time.Second, "om3": -4 * time.Second, "om4": 2 * time.Second}}
 }
 

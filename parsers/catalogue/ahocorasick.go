@@ -13,6 +13,15 @@ type acMatcher struct {
 	// row is the DFA for any(): row[r+class] is the next state's row offset
 	// (state*nclass), with matchBit set when a literal ends there.
 	row []uint32
+	// quad holds a bit for the hash of every literal's first four bytes;
+	// any() checks it before it walks the automaton from the root.
+	quad  [1 << 16 / 64]uint64
+	short bool // some literal is shorter than four bytes: no quad check
+}
+
+func quadHash(b []byte, i int) uint32 {
+	v := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
+	return (v * 2654435761) >> 16
 }
 
 const matchBit = 1 << 31
@@ -93,6 +102,14 @@ func newACMatcher(literals []string) *acMatcher {
 	for c := 0; c < 256; c++ {
 		m.leaves[c] = m.next[m.classes[c]] != 0
 	}
+	for _, lit := range literals {
+		if len(lit) < 4 {
+			m.short = true
+			continue
+		}
+		h := quadHash([]byte(lit), 0)
+		m.quad[h/64] |= 1 << (h % 64)
+	}
 	return m
 }
 
@@ -102,9 +119,22 @@ func newACMatcher(literals []string) *acMatcher {
 func (m *acMatcher) any(b []byte) bool {
 	row, classes, leaves := m.row, &m.classes, &m.leaves
 	r := uint32(0)
+	quad, short := &m.quad, m.short
 	for i := 0; i < len(b); i++ {
 		if r == 0 {
-			for !leaves[b[i]] {
+			for {
+				for !leaves[b[i]] {
+					if i++; i == len(b) {
+						return false
+					}
+				}
+				// A literal starting here needs its first four bytes here.
+				if short || i+4 > len(b) {
+					break
+				}
+				if h := quadHash(b, i); quad[h/64]&(1<<(h%64)) != 0 {
+					break
+				}
 				if i++; i == len(b) {
 					return false
 				}
@@ -120,10 +150,11 @@ func (m *acMatcher) any(b []byte) bool {
 
 // each calls fn with the index of every literal occurrence in b (a literal
 // may be reported more than once).
-func (m *acMatcher) each(b []byte, fn func(lit int)) {
+func (m *acMatcher) each(b string, fn func(lit int)) {
 	s := uint32(0)
 	n := uint32(m.nclass)
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		s = m.next[s*n+uint32(m.classes[c])]
 		if m.hasOut[s] {
 			for _, li := range m.out[s] {

@@ -32,10 +32,11 @@ type Entry struct {
 
 // Catalogue matches records against a set of entries.
 type Catalogue struct {
-	entries []Entry
-	ac      *acMatcher
-	litEnt  [][]int // literal index -> entry indexes
-	names   [][]string
+	entries  []Entry
+	literals []string   // every entry literal, once each
+	ac       *acMatcher // over the literals' prefilter keys
+	litEnt   [][]int    // key index -> entry indexes
+	names    [][]string
 }
 
 // New builds a catalogue of the given entries (Default() when none given).
@@ -45,7 +46,8 @@ func New(entries ...Entry) (*Catalogue, error) {
 	}
 	c := &Catalogue{entries: entries}
 	index := map[string]int{}
-	var lits []string
+	seen := map[string]bool{}
+	var keys []string
 	for ei, e := range entries {
 		if e.Kind == "" || e.Pattern == nil || len(e.Literals) == 0 {
 			return nil, fmt.Errorf("catalogue entry %d (%s): kind, pattern and literals are required", ei, e.Kind)
@@ -54,26 +56,61 @@ func New(entries ...Entry) (*Catalogue, error) {
 			if l == "" {
 				return nil, fmt.Errorf("catalogue entry %s: empty literal", e.Kind)
 			}
-			li, ok := index[l]
+			if !seen[l] {
+				seen[l] = true
+				c.literals = append(c.literals, l)
+			}
+			key := prefilterKey(l)
+			li, ok := index[key]
 			if !ok {
-				li = len(lits)
-				index[l] = li
-				lits = append(lits, l)
+				li = len(keys)
+				index[key] = li
+				keys = append(keys, key)
 				c.litEnt = append(c.litEnt, nil)
 			}
 			c.litEnt[li] = appendUnique(c.litEnt[li], ei)
 		}
 		c.names = append(c.names, e.Pattern.SubexpNames())
 	}
-	c.ac = newACMatcher(lits)
+	c.ac = newACMatcher(keys)
 	return c, nil
+}
+
+// prefilterKey returns the part of a literal the prefilter searches for: its
+// tail from the byte least common in log messages, keeping at least
+// minKey bytes. A line that contains the literal contains the key, so no
+// candidate is lost; the automaton leaves its root state only on rarer
+// bytes, which is most of its speed.
+func prefilterKey(lit string) string {
+	const minKey = 10
+	best, bestCost := 0, byteCost(lit[0])
+	for i := 1; i <= len(lit)-minKey; i++ {
+		if c := byteCost(lit[i]); c < bestCost {
+			best, bestCost = i, c
+		}
+	}
+	return lit[best:]
+}
+
+// byteCost ranks how common a byte is in Ozone log messages: lower case,
+// digits and spaces are everywhere; capitals and most punctuation are not.
+func byteCost(b byte) int {
+	switch {
+	case b >= 'A' && b <= 'Z':
+		return 1
+	case b == ' ' || b >= 'a' && b <= 'z':
+		return 4
+	case b >= '0' && b <= '9', b == '.', b == ':', b == ',', b == '-', b == '=':
+		return 3
+	}
+	return 2
 }
 
 // Entries returns the catalogue's entries.
 func (c *Catalogue) Entries() []Entry { return c.entries }
 
 // Literals returns every prefilter literal, once each (for grep comparisons).
-func (c *Catalogue) Literals() []string { return c.ac.literals }
+func (c *Catalogue) Literals() []string { return c.literals }
 
 // Candidate reports whether a record whose first line is line may produce a
 // signal. It is the scanner's hot-path filter.
@@ -86,7 +123,7 @@ func (c *Catalogue) Match(r *parsers.Record) []Signal {
 		first = first[:i]
 	}
 	var cand []int
-	c.ac.each([]byte(first), func(li int) {
+	c.ac.each(first, func(li int) {
 		for _, ei := range c.litEnt[li] {
 			cand = appendUnique(cand, ei)
 		}
@@ -109,21 +146,28 @@ func (c *Catalogue) Match(r *parsers.Record) []Signal {
 			Kind: e.Kind, Time: r.Time, Host: r.Host, Component: r.Component,
 			Level: r.Level, Thread: r.Thread, Origin: r.Origin, Text: first,
 		}
-		m := make(map[string]string, len(sub))
 		for i, name := range c.names[ei] {
 			if name != "" && sub[i] != "" {
-				m[name] = sub[i]
+				setField(&s, name, sub[i])
 			}
 		}
-		for k, v := range m {
-			setField(&s, k, v)
-		}
-		if e.Post != nil && !e.Post(&s, m) {
+		if e.Post != nil && !e.Post(&s, groups(c.names[ei], sub)) {
 			continue
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// groups maps a match's non-empty named groups to their text.
+func groups(names, sub []string) map[string]string {
+	m := make(map[string]string, len(sub))
+	for i, name := range names {
+		if name != "" && sub[i] != "" {
+			m[name] = sub[i]
+		}
+	}
+	return m
 }
 
 // setField applies one named group. Group names:

@@ -20,7 +20,7 @@ func TestAhoCorasickFindsEveryLiteral(t *testing.T) {
 	}
 	for text, want := range cases {
 		seen := map[int]bool{}
-		m.each([]byte(text), func(i int) { seen[i] = true })
+		m.each(text, func(i int) { seen[i] = true })
 		if len(seen) != len(want) {
 			t.Errorf("%q: got %v, want %v", text, seen, want)
 		}
