@@ -1,7 +1,8 @@
 package detectors
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
@@ -113,10 +114,5 @@ func isIP(h string) bool {
 }
 
 func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

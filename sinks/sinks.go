@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -111,11 +113,7 @@ func stamp(t time.Time) string {
 }
 
 func factLines(facts map[string]string) []string {
-	keys := make([]string, 0, len(facts))
-	for k := range facts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(facts))
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		out[i] = k + ": " + facts[k]

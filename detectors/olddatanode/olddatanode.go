@@ -2,7 +2,8 @@ package olddatanode
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -407,11 +408,7 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 	for _, o := range d.closed {
 		d.emit(o, detectors.Resolved, emit)
 	}
-	keys := make([]string, 0, len(d.open))
-	for k := range d.open {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(d.open))
 	for _, k := range keys {
 		o := d.open[k]
 		if d.confidence(o) == "" {

@@ -3,7 +3,8 @@ package scenario
 import (
 	"fmt"
 	"hash/fnv"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,11 +138,7 @@ func bannerItems(prefix string, items ...string) string {
 // confItem renders the STARTUP_MSG "conf = {...}" body from site settings,
 // keys sorted, as a Java map prints: "{k1=v1, k2=v2}".
 func confItem(site map[string]string) string {
-	keys := make([]string, 0, len(site))
-	for k := range site {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(site))
 	pairs := make([]string, len(keys))
 	for i, k := range keys {
 		pairs[i] = k + "=" + site[k]

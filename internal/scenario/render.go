@@ -6,10 +6,12 @@ import (
 	"encoding/xml"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -530,11 +532,7 @@ func recordSize(r []string) int {
 
 // siteXML renders properties as a Hadoop configuration file, keys sorted.
 func siteXML(props map[string]string) []byte {
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(props))
 	var b bytes.Buffer
 	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
 	b.WriteString("<?xml-stylesheet type=\"text/xsl\" href=\"configuration.xsl\"?>\n")

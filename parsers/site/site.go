@@ -7,8 +7,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,11 +57,7 @@ func (c *Config) Get(key string) (value, source string, ok bool) {
 
 // Keys returns the known keys, sorted.
 func (c *Config) Keys() []string {
-	keys := make([]string, 0, len(c.values))
-	for k := range c.values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(c.values))
 	return keys
 }
 
