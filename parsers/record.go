@@ -6,6 +6,7 @@ package parsers
 
 import (
 	"bytes"
+	"strings"
 	"time"
 )
 
@@ -103,20 +104,11 @@ type Record struct {
 // SimpleLogger returns the logger's class simple name: the last dot-separated
 // component, without a trailing ":<line>" (layout L6).
 func SimpleLogger(logger string) string {
-	if i := lastIndexByte(logger, '.'); i >= 0 {
+	if i := strings.LastIndexByte(logger, '.'); i >= 0 {
 		logger = logger[i+1:]
 	}
-	if i := lastIndexByte(logger, ':'); i >= 0 {
+	if i := strings.LastIndexByte(logger, ':'); i >= 0 {
 		logger = logger[:i]
 	}
 	return logger
-}
-
-func lastIndexByte(s string, c byte) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
 }

@@ -3,6 +3,7 @@ package bootstrapexit
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -847,7 +848,7 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 	}
 	var groups []string
 	addGroup := func(g string) {
-		if g != "" && !contains(groups, g) {
+		if g != "" && !slices.Contains(groups, g) {
 			groups = append(groups, g)
 		}
 	}
@@ -875,7 +876,7 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 			leader := subs[0].Attrs["leader"]
 			facts["leader"] = leader + " (" + subs[0].Host + ")"
 			addHost(subs[0].Host)
-			if leader != "" && !contains(nodes, leader) {
+			if leader != "" && !slices.Contains(nodes, leader) {
 				nodes = append(nodes, leader)
 			}
 			addGroup(subs[0].Group)
@@ -1076,15 +1077,6 @@ func metricName(id string) string {
 		}
 	}
 	return string(b)
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func containsOrigin(xs []catalogue.Signal, s *catalogue.Signal) bool {

@@ -3,6 +3,7 @@ package divisionclosing
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -493,7 +494,7 @@ func (d *detector) scmCommand(s *catalogue.Signal) {
 	}
 	view.state = s.State
 	view.last = detectors.EvidenceOf(s)
-	if s.Host != "" && !contains(view.hosts, s.Host) && len(view.hosts) < 8 {
+	if s.Host != "" && !slices.Contains(view.hosts, s.Host) && len(view.hosts) < 8 {
 		view.hosts = append(view.hosts, s.Host)
 	}
 	if v, ok := d.divisions.get(dk + "/" + g); ok && v.emitted {
@@ -639,7 +640,7 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 			}
 		}
 		for _, h := range view.hosts {
-			if !contains(hosts, h) {
+			if !slices.Contains(hosts, h) {
 				hosts = append(hosts, h)
 			}
 		}
@@ -880,13 +881,4 @@ func orUnknown(s string) string {
 		return "(thread not logged)"
 	}
 	return s
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

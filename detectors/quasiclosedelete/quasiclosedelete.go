@@ -171,7 +171,7 @@ func (d *detector) deletion(s *catalogue.Signal, emit detectors.Emit) {
 		maxReplica: s.MaxBCSID, known: s.Count, origins: uuids(s.Attrs["origins"]), followers: map[string]int{}}
 	o.key = d.key(s.Container)
 	for _, k := range d.deadOrder {
-		if dn, ok := d.dead[k]; ok && !contains(o.origins, dn.UUID) {
+		if dn, ok := d.dead[k]; ok && !slices.Contains(o.origins, dn.UUID) {
 			o.deadThen = append(o.deadThen, dn)
 		}
 	}
@@ -231,7 +231,7 @@ func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
 		if v.markedAt.IsZero() {
 			v.markedAt, v.markedFrom = s.Time, s.Attrs["from"]
 		}
-		if s.Pipeline != "" && !contains(o.pipelines, s.Pipeline) {
+		if s.Pipeline != "" && !slices.Contains(o.pipelines, s.Pipeline) {
 			o.pipelines = append(o.pipelines, s.Pipeline)
 		}
 	case catalogue.DNContainerForceDeleted:
@@ -732,13 +732,4 @@ func sortedKeys(m map[string]int) []string {
 
 func sortedKeysOf(m map[string][]string) []string {
 	return slices.Sorted(maps.Keys(m))
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -447,7 +448,7 @@ func (r *run) finishCoverage() Coverage {
 		}
 		hc.Files++
 		hc.Records += fc.Records
-		if fc.Component != "" && !containsString(hc.Components, fc.Component) {
+		if fc.Component != "" && !slices.Contains(hc.Components, fc.Component) {
 			hc.Components = append(hc.Components, fc.Component)
 		}
 		if !fc.First.IsZero() && (hc.First.IsZero() || fc.First.Before(hc.First)) {
@@ -476,15 +477,6 @@ func (r *run) finishCoverage() Coverage {
 		}
 	}
 	return cov
-}
-
-func containsString(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // countingReader counts bytes and reports progress every 64 MiB.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,7 +136,7 @@ func (c *Catalogue) Match(r *parsers.Record) []Signal {
 	var out []Signal
 	for _, ei := range cand {
 		e := &c.entries[ei]
-		if r.Logger != "" && len(e.Loggers) > 0 && !contains(e.Loggers, logger) {
+		if r.Logger != "" && len(e.Loggers) > 0 && !slices.Contains(e.Loggers, logger) {
 			continue
 		}
 		sub := e.Pattern.FindStringSubmatch(r.Message)
@@ -371,13 +372,4 @@ func appendUnique(xs []int, x int) []int {
 		}
 	}
 	return append(xs, x)
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
