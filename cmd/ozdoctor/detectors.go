@@ -73,7 +73,7 @@ func explain(d detectors.Doc) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s — %s\n%s\n\n%s\n\n", d.Defect, d.Title, d.Name, d.Summary)
 	fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(d.Explanation))
-	b.WriteString("Remediation (for a critical finding; <...> and container 1042 stand for the finding's own values):\n")
+	b.WriteString("Remediation (filled in for an example critical finding: <...> and container 1042 stand for a real finding's values, and steps that depend on what was seen show one case):\n")
 	steps, err := d.Remediate(exampleFinding(d))
 	if err != nil {
 		steps = []string{err.Error()}
