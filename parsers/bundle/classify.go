@@ -141,11 +141,11 @@ func promStem(name string) string {
 	l := strings.ToLower(s)
 	for _, w := range []string{"prometheus", "prom", "metrics"} {
 		if strings.HasPrefix(l, w) {
-			s, l = s[len(w):], l[len(w):]
+			s = s[len(w):]
 			break
 		}
 		if strings.HasSuffix(l, w) {
-			s, l = s[:len(s)-len(w)], l[:len(l)-len(w)]
+			s = s[:len(s)-len(w)]
 			break
 		}
 	}
