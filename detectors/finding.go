@@ -53,12 +53,14 @@ const (
 	High   Confidence = "high"
 )
 
-// State says whether a finding's condition still held at the end of the input.
+// State is where a finding stands in its life: pending (part of the
+// signature seen, its confirmation not yet due), firing, or resolved.
 type State string
 
 // States.
 const (
-	Firing   State = "firing"   // ongoing at the end of the input
+	Pending  State = "pending"  // seen in part; the detector decides when its deadline passes
+	Firing   State = "firing"   // ongoing (at the end of the input, for a report)
 	Resolved State = "resolved" // recovered at End
 )
 

@@ -31,8 +31,9 @@ func Defaults() map[string]string {
 
 // Config is a set of settings with the source of each value.
 type Config struct {
-	values map[string]string
-	source map[string]string
+	values     map[string]string
+	source     map[string]string
+	generation int
 }
 
 // New returns a Config holding only Ozone's defaults.
@@ -46,8 +47,17 @@ func New() *Config {
 
 // Set records a value read from source (e.g. "ozone-site.xml (scm1)").
 func (c *Config) Set(key, value, source string) {
-	c.values[key], c.source[key] = strings.TrimSpace(value), source
+	value = strings.TrimSpace(value)
+	if old, ok := c.values[key]; ok && old == value && c.source[key] == source {
+		return
+	}
+	c.values[key], c.source[key] = value, source
+	c.generation++
 }
+
+// Generation counts the changes made by Set: a detector that derives
+// thresholds from the settings re-derives them when it moves.
+func (c *Config) Generation() int { return c.generation }
 
 // Get returns a value and its source ("default" for Ozone's default).
 func (c *Config) Get(key string) (value, source string, ok bool) {
