@@ -21,14 +21,39 @@ import (
 // empty (a detector may report a related condition that is not its defect).
 type Emit func(Finding)
 
+// FactWithdrawn is the fact that withdraws a pending finding: a detector
+// that emitted a finding in State Pending and then learns that its
+// confirmation will not come emits the same Key again with
+// Facts[FactWithdrawn] set to the reason. A withdrawn finding never reaches
+// a report.
+const FactWithdrawn = "withdrawn"
+
+// Withdraw returns f marked withdrawn for reason (see FactWithdrawn).
+func Withdraw(f Finding, reason string) Finding {
+	facts := make(map[string]string, len(f.Facts)+1)
+	for k, v := range f.Facts {
+		facts[k] = v
+	}
+	facts[FactWithdrawn] = reason
+	f.Facts, f.State = facts, Pending
+	return f
+}
+
+// Withdrawn reports whether f withdraws a pending finding.
+func Withdrawn(f Finding) bool { return f.Facts[FactWithdrawn] != "" }
+
 // Detector recognises one defect. It sees signals of the kinds its Doc lists,
 // in event-time order, and time through Advance; it never reads the wall clock.
 type Detector interface {
 	// Observe handles one signal. Untimed signals (zero Time) come first.
 	Observe(s *catalogue.Signal, emit Emit)
 	// Advance tells the detector that no signal before now will follow.
+	// Every decision whose deadline has passed is made here, so that a
+	// run that never ends (a daemon) makes it too; Advance also forgets
+	// state older than the Doc's Horizon.
 	Advance(now time.Time, emit Emit)
-	// Flush ends the input at end: report what is still open as firing.
+	// Flush ends the input at end: report what is still open as firing,
+	// and make the decisions whose deadline the input did not reach.
 	Flush(end time.Time, emit Emit)
 }
 
@@ -47,6 +72,43 @@ type Doc struct {
 	Kinds          []catalogue.Kind
 	// Needs are the components whose logs the detector cannot run without.
 	Needs []parsers.Component
+	// Package is the detector's Go package name, accepted wherever the
+	// detector's name is (explain, option keys).
+	Package string
+	// Horizon is how long the detector keeps state about an entity (a
+	// host, a datanode, a container…) that brings no new signal; Advance
+	// forgets what is older. Its doc.go says why the value suffices.
+	Horizon time.Duration
+	// Options are the settings the detector declares (see Option).
+	Options []Option
+	// Affected is the range of Ozone versions whose code has the defect,
+	// as read from Ozone's history: "*" (every release), or constraints
+	// that must all hold, e.g. ">=2.2.0" or ">=1.2.0 <2.1.0", with "||"
+	// between release lines (compared by numeric prefix, see ParseVersion
+	// and VersionInRange). "" declares nothing: no finding is
+	// gated by version. A finding on a host whose version is outside it is
+	// a look-alike (see GateVersion).
+	Affected string
+	// FixedIn lists the first release of each release line that carries
+	// the fix; empty while no release does.
+	FixedIn []string
+	// VersionsRead says where Affected and FixedIn were read (JIRA, commits,
+	// tags) and, while no release has the fix, "not fixed in any release
+	// as of <newest tag and its date>".
+	VersionsRead string
+}
+
+// StateStat is the size of one bounded part of a detector's state.
+type StateStat struct {
+	Name           string
+	Entries, Limit int
+	Evicted        int64
+}
+
+// StateReporter is implemented by detectors that report their retained
+// state, in a deterministic order.
+type StateReporter interface {
+	StateStats() []StateStat
 }
 
 // Registration is a detector package's one exported value.
@@ -62,7 +124,8 @@ type Env struct {
 	Options  map[string]string
 }
 
-// Option returns a detector option or def.
+// Option returns a detector option or def. Detectors read their declared
+// options through Doc.Int and Doc.Duration, which accept the namespaced keys.
 func (e *Env) Option(name, def string) string {
 	if v, ok := e.Options[name]; ok {
 		return v

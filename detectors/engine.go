@@ -1,22 +1,71 @@
 package detectors
 
 import (
+	"encoding/hex"
 	"fmt"
-	"sort"
+	"hash/fnv"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
 
-// Engine runs detectors over a time-ordered signal stream and keeps the
-// latest version of every finding.
+// Engine runs detectors over a time-ordered signal stream and owns the state
+// of their alerts, in the manner of Prometheus' alerting rules: an alert is
+// identified by a stable fingerprint (its detector and the key that names
+// the incident), moves pending → firing → resolved, may escalate without
+// becoming a new alert, and every change is handed to the subscribers as it
+// happens. Resolved alerts are kept for a retention period, then dropped.
+// The engine never reads the wall clock: time is what Observe and Advance
+// say.
 type Engine struct {
-	env      *Env
-	running  []running
-	byKind   map[catalogue.Kind][]int
-	findings map[string]Finding // detector + "\x00" + key
-	order    []string
-	now      time.Time
+	env     *Env
+	running []running
+	byKind  map[catalogue.Kind][]int
+	alerts  map[string]*alert // by detector + "\x00" + key
+	subs    []func(Transition)
+	all     *Collector // when opt.Collect
+	opt     EngineOptions
+	now     time.Time
+	swept   time.Time // clock of the last retention sweep
+	stats   EngineStats
+}
+
+// EngineOptions tune the alert state kept.
+type EngineOptions struct {
+	// Retention is how long (event time) a resolved alert is remembered
+	// after it resolved; 0 means DefaultRetention.
+	Retention time.Duration
+	// MaxAlerts bounds the alerts remembered; beyond it the alert resolved
+	// longest ago is forgotten first, then the one seen longest ago. 0
+	// means DefaultMaxAlerts.
+	MaxAlerts int
+	// Tick is the grid of event time on which detectors' deadlines pass
+	// between signals; 0 means DefaultTick. Detectors see Advance at every
+	// tick and at every signal's time, whatever the mode, so a bundle and
+	// a live run make the same decisions at the same moments.
+	Tick time.Duration
+	// Collect keeps every finding of the run for Flush to return (a
+	// Collector subscribed by the engine itself); a run of unbounded
+	// length subscribes the sinks it needs instead.
+	Collect bool
+}
+
+// Defaults of EngineOptions.
+const (
+	DefaultRetention = time.Hour
+	DefaultMaxAlerts = 10000
+	DefaultTick      = time.Second
+)
+
+// EngineStats count what the engine did.
+type EngineStats struct {
+	Signals     int64 // signals observed
+	Late        int64 // signals older than the engine's clock
+	Transitions int64 // state changes handed on (updates not counted)
+	Expired     int64 // resolved alerts dropped after the retention period
+	Evicted     int64 // alerts dropped to stay within MaxAlerts
 }
 
 type running struct {
@@ -24,9 +73,59 @@ type running struct {
 	det Detector
 }
 
-// NewEngine builds the detectors of regs with env.
+// alert is the engine's record of one finding's life.
+type alert struct {
+	fingerprint string
+	finding     Finding
+	since       time.Time // engine clock when it entered its state
+}
+
+// Transition is one change of an alert. From is "" for a new alert; To is
+// Inactive when a pending alert was withdrawn by its detector. An update of
+// an alert's content that changes neither its state nor its severity is a
+// Transition with From == To and Escalated false.
+type Transition struct {
+	At          time.Time // engine clock (event time) when it happened
+	Fingerprint string
+	From, To    State
+	Escalated   bool     // severity rose while the state stayed
+	Finding     Finding  // the finding as of the change, remediation not filled
+	Previous    Severity // severity before the change (0 for a new alert)
+}
+
+// Update reports whether t changed neither state nor severity.
+func (t Transition) Update() bool {
+	return t.From == t.To && !t.Escalated && t.Previous == t.Finding.Severity
+}
+
+// Inactive is the To of a pending alert its detector withdrew (see
+// Withdraw): the part of the signature seen was not confirmed in time, as
+// a Prometheus alert goes back from pending to inactive. Withdrawn alerts
+// never reach a report.
+const Inactive State = "inactive"
+
+// NewEngine builds the detectors of regs with env, collecting the run's
+// findings for Flush.
 func NewEngine(regs []Registration, env *Env) (*Engine, error) {
-	e := &Engine{env: env, byKind: map[catalogue.Kind][]int{}, findings: map[string]Finding{}}
+	return NewEngineWith(regs, env, EngineOptions{Collect: true})
+}
+
+// NewEngineWith builds the detectors of regs with env and options.
+func NewEngineWith(regs []Registration, env *Env, opt EngineOptions) (*Engine, error) {
+	if opt.Retention <= 0 {
+		opt.Retention = DefaultRetention
+	}
+	if opt.MaxAlerts <= 0 {
+		opt.MaxAlerts = DefaultMaxAlerts
+	}
+	if opt.Tick <= 0 {
+		opt.Tick = DefaultTick
+	}
+	e := &Engine{env: env, byKind: map[catalogue.Kind][]int{}, alerts: map[string]*alert{}, opt: opt}
+	if opt.Collect {
+		e.all = &Collector{}
+		e.Subscribe(e.all.Add)
+	}
 	for _, r := range regs {
 		d, err := r.New(env)
 		if err != nil {
@@ -41,6 +140,9 @@ func NewEngine(regs []Registration, env *Env) (*Engine, error) {
 	return e, nil
 }
 
+// Subscribe hands every later transition to fn, in order.
+func (e *Engine) Subscribe(fn func(Transition)) { e.subs = append(e.subs, fn) }
+
 // Kinds returns every signal kind some detector consumes.
 func (e *Engine) Kinds() map[catalogue.Kind]bool {
 	m := make(map[catalogue.Kind]bool, len(e.byKind))
@@ -50,12 +152,23 @@ func (e *Engine) Kinds() map[catalogue.Kind]bool {
 	return m
 }
 
-// Observe dispatches one signal. Signals must come in event-time order,
-// untimed ones first; a signal older than the engine's clock is dispatched
-// at the clock's time (it arrived late).
+// Now returns the engine's clock.
+func (e *Engine) Now() time.Time { return e.now }
+
+// Stats returns what the engine did so far.
+func (e *Engine) Stats() EngineStats { return e.stats }
+
+// Observe learns from one signal and dispatches it. Signals must come in
+// event-time order, untimed ones first; a signal older than the engine's
+// clock is dispatched at the clock's time (it arrived late).
 func (e *Engine) Observe(s *catalogue.Signal) {
-	e.env.Identity.Learn(s)
+	e.stats.Signals++
+	e.env.Learn(s)
 	if !s.Time.IsZero() {
+		if s.Time.Before(e.now) {
+			e.stats.Late++
+		}
+		e.AdvanceTicks(s.Time)
 		e.Advance(s.Time)
 	}
 	for _, i := range e.byKind[s.Kind] {
@@ -63,7 +176,20 @@ func (e *Engine) Observe(s *catalogue.Signal) {
 	}
 }
 
-// Advance moves the engine's clock to t.
+// AdvanceTicks moves the engine's clock through every tick up to t (but not
+// to t itself when t is between ticks): a live source calls it with its
+// watermark, so that deadlines pass while no signal comes.
+func (e *Engine) AdvanceTicks(t time.Time) {
+	if e.now.IsZero() {
+		return // the clock starts at the first signal
+	}
+	for b := e.now.Truncate(e.opt.Tick).Add(e.opt.Tick); !b.After(t); b = b.Add(e.opt.Tick) {
+		e.Advance(b)
+	}
+}
+
+// Advance moves the engine's clock to t: detectors make the decisions whose
+// deadlines passed, and resolved alerts past the retention are forgotten.
 func (e *Engine) Advance(t time.Time) {
 	if !t.After(e.now) {
 		return
@@ -72,29 +198,100 @@ func (e *Engine) Advance(t time.Time) {
 	for i := range e.running {
 		e.running[i].det.Advance(t, e.emitter(i))
 	}
+	// Retention is swept once a second of event time, not per signal.
+	if t.Sub(e.swept) < time.Second {
+		return
+	}
+	e.swept = t
+	for k, a := range e.alerts {
+		if a.finding.State == Resolved && t.Sub(a.since) > e.opt.Retention {
+			delete(e.alerts, k)
+			e.stats.Expired++
+		}
+	}
 }
 
-// Flush ends the input at end and returns every finding, ordered by start.
+// Flush ends the input at end: detectors report what is still open. It
+// returns the run's findings when the engine collects them (Collect), else
+// the alerts it still remembers that fired or resolved; finalized, sorted.
 func (e *Engine) Flush(end time.Time) []Finding {
+	e.AdvanceTicks(end)
+	if end.After(e.now) {
+		e.now = end
+	}
 	for i := range e.running {
 		e.running[i].det.Flush(end, e.emitter(i))
 	}
-	out := make([]Finding, 0, len(e.order))
-	for _, k := range e.order {
-		out = append(out, e.Remediated(e.findings[k]))
+	if e.all != nil {
+		return e.all.Findings(e, nil)
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		if !out[a].Start.Equal(out[b].Start) {
-			return out[a].Start.Before(out[b].Start)
+	out := []Finding{}
+	for _, f := range e.Alerts() {
+		if f.State != Pending {
+			out = append(out, e.Finalize(f))
 		}
-		return out[a].Detector < out[b].Detector
-	})
+	}
 	return out
 }
 
-// Remediated returns f with its remediation steps filled in from its
-// detector's doc (done once per reported finding, not at every update).
-func (e *Engine) Remediated(f Finding) Finding {
+// Alerts returns the alerts the engine remembers (pending, firing and
+// recently resolved), by start, detector and key.
+func (e *Engine) Alerts() []Finding {
+	out := make([]Finding, 0, len(e.alerts))
+	for _, k := range slices.Sorted(maps.Keys(e.alerts)) {
+		out = append(out, e.alerts[k].finding)
+	}
+	SortFindings(out)
+	return out
+}
+
+// DetectorState is the retained state of one detector.
+type DetectorState struct {
+	Detector string
+	Stats    []StateStat
+}
+
+// State returns the size of the engine's retained state: its alerts, then
+// every detector that reports its own.
+func (e *Engine) State() []DetectorState {
+	out := []DetectorState{{Detector: "engine", Stats: []StateStat{{Name: "alerts", Entries: len(e.alerts),
+		Limit: e.opt.MaxAlerts, Evicted: e.stats.Evicted}}}}
+	for _, r := range e.running {
+		if sr, ok := r.det.(StateReporter); ok {
+			out = append(out, DetectorState{Detector: r.doc.Name, Stats: sr.StateStats()})
+		}
+	}
+	return out
+}
+
+// SortFindings orders findings by start, then detector, keeping the order
+// of findings that tie.
+func SortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		if a.Detector != b.Detector {
+			if a.Detector < b.Detector {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+}
+
+// Finalize returns f as a report shows it: remediation steps filled from
+// its detector's doc, and its datanodes completed with what the run has
+// learned since the detector emitted it.
+func (e *Engine) Finalize(f Finding) Finding {
+	if len(f.Entities.Datanodes) > 0 {
+		dns := make([]catalogue.Datanode, len(f.Entities.Datanodes))
+		for i, d := range f.Entities.Datanodes {
+			dns[i] = e.env.Identity.Complete(d)
+		}
+		f.Entities.Datanodes = dns
+	}
 	for _, r := range e.running {
 		if r.doc.Name != f.Detector {
 			continue
@@ -106,6 +303,15 @@ func (e *Engine) Remediated(f Finding) Finding {
 		}
 	}
 	return f
+}
+
+// Fingerprint returns the stable identity of a detector's alert of key.
+func Fingerprint(detector, key string) string {
+	h := fnv.New64a()
+	h.Write([]byte(detector))
+	h.Write([]byte{0})
+	h.Write([]byte(key))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func (e *Engine) emitter(i int) Emit {
@@ -121,10 +327,67 @@ func (e *Engine) emitter(i int) Emit {
 		if f.State == "" {
 			f.State = Firing
 		}
-		k := f.Detector + "\x00" + f.Key
-		if _, ok := e.findings[k]; !ok {
-			e.order = append(e.order, k)
+		e.apply(f)
+	}
+}
+
+// apply moves the alert of f to f's state and hands the change on.
+func (e *Engine) apply(f Finding) {
+	k := f.Detector + "\x00" + f.Key
+	a, known := e.alerts[k]
+	t := Transition{At: e.now, Finding: f, To: f.State}
+	switch {
+	case Withdrawn(f):
+		if !known || a.finding.State != Pending {
+			return // only a pending alert can be taken back
 		}
-		e.findings[k] = f
+		delete(e.alerts, k)
+		t.Fingerprint, t.From, t.To, t.Previous = a.fingerprint, Pending, Inactive, a.finding.Severity
+		e.send(t)
+		return
+	case !known:
+		a = &alert{fingerprint: Fingerprint(f.Detector, f.Key), since: e.now}
+		e.alerts[k] = a
+		e.bound(k)
+	default:
+		t.From, t.Previous = a.finding.State, a.finding.Severity
+		t.Escalated = t.From == t.To && f.Severity > a.finding.Severity
+		if t.From != t.To {
+			a.since = e.now
+		}
+	}
+	t.Fingerprint = a.fingerprint
+	a.finding = f
+	e.send(t)
+}
+
+func (e *Engine) send(t Transition) {
+	if !t.Update() {
+		e.stats.Transitions++
+	}
+	for _, fn := range e.subs {
+		fn(t)
+	}
+}
+
+// bound forgets alerts beyond MaxAlerts, keeping keep: the one resolved
+// longest ago first, then the one in its state longest.
+func (e *Engine) bound(keep string) {
+	for len(e.alerts) > e.opt.MaxAlerts {
+		victim := ""
+		var vr bool
+		var vt time.Time
+		for _, k := range slices.Sorted(maps.Keys(e.alerts)) {
+			a := e.alerts[k]
+			if k == keep {
+				continue
+			}
+			r := a.finding.State == Resolved
+			if victim == "" || r && !vr || r == vr && a.since.Before(vt) {
+				victim, vr, vt = k, r, a.since
+			}
+		}
+		delete(e.alerts, victim)
+		e.stats.Evicted++
 	}
 }

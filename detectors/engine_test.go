@@ -1,6 +1,8 @@
 package detectors
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,13 +51,18 @@ func TestEngineDispatchesByKindAndReplacesByKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var col Collector
+	var ts []Transition
+	e.Subscribe(col.Add)
+	e.Subscribe(func(t Transition) { ts = append(ts, t) })
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < 3; i++ {
 		e.Observe(&catalogue.Signal{Kind: "k", Peer: "a", Host: "h1", Time: t0.Add(time.Duration(i) * time.Second)})
 	}
 	e.Observe(&catalogue.Signal{Kind: "other", Peer: "b", Time: t0.Add(5 * time.Second)})
 	e.Observe(&catalogue.Signal{Kind: "k", Peer: "c", Host: "h2", Time: t0.Add(10 * time.Minute)})
-	fs := e.Flush(t0.Add(time.Hour))
+	e.Flush(t0.Add(time.Hour))
+	fs := col.Findings(e, nil)
 	if len(fs) != 2 {
 		t.Fatalf("want 2 findings (a, c), got %v", fs)
 	}
@@ -69,8 +76,27 @@ func TestEngineDispatchesByKindAndReplacesByKey(t *testing.T) {
 	if c.seen["b"] != 0 {
 		t.Error("signal of an unwanted kind was dispatched")
 	}
-	if fs[1].Key != "c" || fs[1].State != Firing {
+	// Flush moves the clock through the ticks to the end: c's deadline
+	// passes there, as it would in a live run.
+	if fs[1].Key != "c" || fs[1].State != Resolved {
 		t.Errorf("finding c: %+v", fs[1])
+	}
+	// a: new (firing, warning), two updates the second of which escalates,
+	// resolved; c: new, resolved.
+	var got []string
+	for _, tr := range ts {
+		got = append(got, fmt.Sprintf("%s:%s>%s:%v:%s", tr.Finding.Key, tr.From, tr.To, tr.Escalated, tr.Finding.Severity))
+	}
+	want := []string{"a:>firing:false:warning", "a:firing>firing:false:warning", "a:firing>firing:true:critical",
+		"a:firing>resolved:false:critical", "c:>firing:false:warning", "c:firing>resolved:false:critical"}
+	if !slices.Equal(got, want) {
+		t.Errorf("transitions:\n got %q\nwant %q", got, want)
+	}
+	if ts[1].Update() != true || ts[2].Update() || ts[0].Fingerprint != Fingerprint("toy", "a") || ts[0].Fingerprint != ts[3].Fingerprint {
+		t.Errorf("update flags or fingerprints: %+v", ts)
+	}
+	if st := e.Stats(); st.Transitions != 5 || st.Signals != 5 {
+		t.Errorf("stats: %+v", st)
 	}
 	for i := 1; i < len(c.advanced); i++ {
 		if !c.advanced[i].After(c.advanced[i-1]) {
@@ -109,5 +135,58 @@ func TestSeverityText(t *testing.T) {
 	}
 	if _, err := ParseSeverity("fatal"); err == nil {
 		t.Error("want an error for an unknown severity")
+	}
+}
+
+// pendingToy raises a pending finding on each signal and withdraws or
+// confirms it on the next one.
+type pendingToy struct{ n int }
+
+func (p *pendingToy) Observe(s *catalogue.Signal, emit Emit) {
+	p.n++
+	switch p.n {
+	case 1, 3:
+		emit(Finding{Key: s.Peer, State: Pending, Severity: Warning, Start: s.Time})
+	case 2:
+		emit(Withdraw(Finding{Key: s.Peer}, "not confirmed"))
+	case 4:
+		emit(Finding{Key: s.Peer, State: Firing, Severity: Warning, Start: s.Time})
+	}
+}
+func (p *pendingToy) Advance(time.Time, Emit) {}
+func (p *pendingToy) Flush(time.Time, Emit)   {}
+
+func TestEngineWithdrawsPendingAndExpiresResolved(t *testing.T) {
+	reg := Registration{Doc: Doc{Name: "toy", Kinds: []catalogue.Kind{"k"}}, New: func(*Env) (Detector, error) { return &pendingToy{}, nil }}
+	e, err := NewEngineWith([]Registration{reg}, &Env{Settings: site.New(), Identity: NewIdentity()}, EngineOptions{Retention: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var col Collector
+	var to []State
+	e.Subscribe(col.Add)
+	e.Subscribe(func(t Transition) { to = append(to, t.To) })
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e.Observe(&catalogue.Signal{Kind: "k", Peer: "x", Time: t0})
+	if fs := col.Findings(e, nil); len(fs) != 0 {
+		t.Errorf("a pending finding reached the report: %v", fs)
+	}
+	e.Observe(&catalogue.Signal{Kind: "k", Peer: "x", Time: t0.Add(time.Second)})
+	if len(e.Alerts()) != 0 {
+		t.Errorf("withdrawn alert still held: %v", e.Alerts())
+	}
+	e.Observe(&catalogue.Signal{Kind: "k", Peer: "y", Time: t0.Add(2 * time.Second)})
+	e.Observe(&catalogue.Signal{Kind: "k", Peer: "y", Time: t0.Add(3 * time.Second)})
+	if !slices.Equal(to, []State{Pending, Inactive, Pending, Firing}) {
+		t.Errorf("transitions: %v", to)
+	}
+	if fs := col.Findings(e, nil); len(fs) != 1 || fs[0].Key != "y" {
+		t.Errorf("report: %v", fs)
+	}
+	// A resolved alert is forgotten after the retention, a firing one is not.
+	e.apply(Finding{Detector: "toy", Key: "z", State: Resolved})
+	e.Advance(t0.Add(10 * time.Minute))
+	if a := e.Alerts(); len(a) != 1 || a[0].Key != "y" || e.Stats().Expired != 1 {
+		t.Errorf("after retention: %v %+v", a, e.Stats())
 	}
 }

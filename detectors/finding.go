@@ -36,8 +36,13 @@ func ParseSeverity(v string) (Severity, error) {
 // MarshalText writes the severity's name.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText reads the severity's name.
+// UnmarshalText reads the severity's name; "" is the zero severity (none
+// decided yet), as MarshalText writes it.
 func (s *Severity) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*s = 0
+		return nil
+	}
 	v, err := ParseSeverity(string(b))
 	*s = v
 	return err

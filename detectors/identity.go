@@ -19,12 +19,17 @@ type Identity struct {
 	omHost   map[string]string // OM node ID -> host
 	hostOM   map[string]string // host -> OM node ID
 	versions map[string]string // host -> Ozone version (STARTUP_MSG)
+	services map[string]string // host + "\x00" + component -> Ozone version (STARTUP_MSG)
+	// generation counts the changes to the maps, so that a detector can
+	// tell when a finding it rendered could now name more.
+	generation int
 }
 
 // NewIdentity returns an empty identity map.
 func NewIdentity() *Identity {
 	return &Identity{dnHost: map[string]string{}, hostDN: map[string]string{},
-		omHost: map[string]string{}, hostOM: map[string]string{}, versions: map[string]string{}}
+		omHost: map[string]string{}, hostOM: map[string]string{}, versions: map[string]string{},
+		services: map[string]string{}}
 }
 
 // Learn records what a signal tells about identities.
@@ -34,6 +39,9 @@ func (id *Identity) Learn(s *catalogue.Signal) {
 	}
 	if s.Kind == catalogue.StartupMsg && s.Version != "" && s.Host != "" {
 		id.versions[s.Host] = s.Version
+		if len(id.services) < maxServices {
+			id.services[s.Host+"\x00"+string(catalogue.ServiceComponent(s.Attrs["service"]))] = s.Version
+		}
 	}
 	if s.OMNode != "" {
 		if h := s.Attrs["omhost"]; h != "" {
@@ -53,15 +61,26 @@ func (id *Identity) Learn(s *catalogue.Signal) {
 // AddDatanode records that the datanode with uuid runs on host.
 func (id *Identity) AddDatanode(uuid, host string) {
 	uuid = strings.ToLower(uuid)
+	if id.dnHost[uuid] == host && id.hostDN[ShortHost(host)] == uuid {
+		return
+	}
 	id.dnHost[uuid] = host
 	id.hostDN[ShortHost(host)] = uuid
+	id.generation++
 }
 
 // AddOM records that OM node runs on host.
 func (id *Identity) AddOM(node, host string) {
+	if id.omHost[node] == host && id.hostOM[ShortHost(host)] == node {
+		return
+	}
 	id.omHost[node] = host
 	id.hostOM[ShortHost(host)] = node
+	id.generation++
 }
+
+// Generation counts the changes to what the identity knows.
+func (id *Identity) Generation() int { return id.generation }
 
 // DatanodeHost returns the host of a datanode UUID, or "".
 func (id *Identity) DatanodeHost(uuid string) string { return id.dnHost[strings.ToLower(uuid)] }
@@ -115,4 +134,25 @@ func isIP(h string) bool {
 
 func sortedKeys(m map[string]string) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// maxServices bounds the (host, component) versions remembered.
+const maxServices = 4096
+
+// ServiceVersion is the Ozone version one host's component last started with.
+type ServiceVersion struct {
+	Host      string
+	Component parsers.Component
+	Version   string
+}
+
+// Services returns the versions the services' STARTUP_MSG banners printed,
+// by host and component.
+func (id *Identity) Services() []ServiceVersion {
+	out := make([]ServiceVersion, 0, len(id.services))
+	for _, k := range slices.Sorted(maps.Keys(id.services)) {
+		host, comp, _ := strings.Cut(k, "\x00")
+		out = append(out, ServiceVersion{Host: host, Component: parsers.Component(comp), Version: id.services[k]})
+	}
+	return out
 }

@@ -82,8 +82,9 @@ const (
 
 // Origin says where a record was read.
 type Origin struct {
-	File string // display path inside the bundle, e.g. "b.tgz!/scm1/ozone-hadoop-scm-scm1.log"
-	Line int    // 1-based line number of the record's first line
+	File   string // display path inside the bundle, e.g. "b.tgz!/scm1/ozone-hadoop-scm-scm1.log"
+	Line   int    // 1-based line number of the record's first line
+	Offset int64  // byte offset of the record's first line in the (decompressed) file
 }
 
 // Record is one log record: the header fields of its first line and the

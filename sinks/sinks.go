@@ -1,5 +1,6 @@
 // Package sinks writes what an analysis found: the report formats of the
-// command line (text, JSON, Markdown). Every output implements Sink.
+// command line (text, JSON, Markdown, a self-contained HTML timeline). Every
+// output implements Sink.
 package sinks
 
 import (
@@ -24,7 +25,7 @@ type Sink interface {
 	Write(r *Report) error
 }
 
-// New returns the report sink for format ("text", "json" or "markdown").
+// New returns the report sink for format ("text", "json", "markdown" or "html").
 func New(format string, w io.Writer) (Sink, error) {
 	switch format {
 	case "text", "":
@@ -33,8 +34,10 @@ func New(format string, w io.Writer) (Sink, error) {
 		return jsonSink{w}, nil
 	case "markdown", "md":
 		return markdownSink{w}, nil
+	case "html":
+		return htmlSink{w}, nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want text, json or markdown)", format)
+	return nil, fmt.Errorf("unknown format %q (want text, json, markdown or html)", format)
 }
 
 type jsonSink struct{ w io.Writer }
@@ -109,7 +112,7 @@ func stamp(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.UTC().Format("2006-01-02 15:04:05Z")
+	return detectors.Stamp(t.UTC())
 }
 
 func factLines(facts map[string]string) []string {

@@ -58,7 +58,7 @@ func TestTextPutsCriticalFirstAndBoundsEvidence(t *testing.T) {
 	if !strings.Contains(out, "... 15 more lines") || strings.Count(out, "scm1/ozone-hadoop-scm-scm1.log:") != 11 {
 		t.Errorf("evidence not bounded to 10 lines per finding:\n%s", out)
 	}
-	for _, want := range []string{"resolved at 2026-08-23 12:00:00Z", "containers: #7", "dn1 (u1)", "1. step one\n         second line",
+	for _, want := range []string{"resolved at 2026-08-23 12:00:00 UTC", "containers: #7", "dn1 (u1)", "1. step one\n         second line",
 		"a: 1\n      b: 2", "b.tgz!/../evil: path escapes the bundle", "did not run: no om logs in the input", "time zone: UTC"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q", want)

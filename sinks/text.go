@@ -76,21 +76,8 @@ func writeCoverageText(w io.Writer, c analysis.Coverage) {
 	}
 	var notes []string
 	for _, f := range c.Files {
-		var parts []string
-		if f.Unparsed > 0 {
-			parts = append(parts, fmt.Sprintf("%d unparsed lines", f.Unparsed))
-		}
-		if f.Binary > 0 {
-			parts = append(parts, fmt.Sprintf("%d binary lines", f.Binary))
-		}
-		if f.Truncated > 0 {
-			parts = append(parts, fmt.Sprintf("%d truncated lines", f.Truncated))
-		}
-		if f.Note != "" && (f.Note == "no known log layout" || len(parts) > 0) {
-			parts = append(parts, f.Note)
-		}
-		if len(parts) > 0 {
-			notes = append(notes, fmt.Sprintf("    %s: %s", f.Path, strings.Join(parts, ", ")))
+		if problems := readProblems(f); problems != "" {
+			notes = append(notes, fmt.Sprintf("    %s: %s", f.Path, problems))
 		}
 	}
 	if len(notes) > 0 {
@@ -111,6 +98,12 @@ func writeCoverageText(w io.Writer, c analysis.Coverage) {
 			fmt.Fprintf(w, "    %-30s %-11s ran\n", d.Name, d.Defect)
 		} else {
 			fmt.Fprintf(w, "    %-30s %-11s did not run: %s\n", d.Name, d.Defect, d.Reason)
+		}
+	}
+	if len(c.Versions) > 0 {
+		fmt.Fprintln(w, "  Ozone versions (STARTUP_MSG):")
+		for _, v := range c.Versions {
+			fmt.Fprintf(w, "    %-9s %-16s %s\n", v.Component, v.Version, strings.Join(v.Hosts, ", "))
 		}
 	}
 	if len(c.Offsets) > 0 {
@@ -137,4 +130,22 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + " …"
+}
+
+// readProblems says what of a file could not be read ("" when all was).
+func readProblems(f analysis.FileCoverage) string {
+	var parts []string
+	if f.Unparsed > 0 {
+		parts = append(parts, fmt.Sprintf("%d unparsed lines", f.Unparsed))
+	}
+	if f.Binary > 0 {
+		parts = append(parts, fmt.Sprintf("%d binary lines", f.Binary))
+	}
+	if f.Truncated > 0 {
+		parts = append(parts, fmt.Sprintf("%d truncated lines", f.Truncated))
+	}
+	if f.Note != "" && (f.Note == "no known log layout" || len(parts) > 0) {
+		parts = append(parts, f.Note)
+	}
+	return strings.Join(parts, ", ")
 }

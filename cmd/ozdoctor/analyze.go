@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,6 +38,7 @@ With --format json, stdout holds one JSON document:
 ` + exitCodesHelp,
 		Example: `  ozdoctor analyze examples/bundles/sample.tar.gz
   ozdoctor analyze --format json --fail-on critical /var/log/ozone
+  ozdoctor analyze --format html --output report.html bundle.tar.gz
   ozdoctor analyze --tz Europe/Berlin --host-tz dn7=UTC --since "2026-08-23 10:00:00" bundle.zip`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -44,21 +46,30 @@ With --format json, stdout holds one JSON document:
 		},
 	}
 	f := cmd.Flags()
-	f.StringP("format", "f", "text", "report format: text, json or markdown")
+	f.StringP("format", "f", "text", "report format: text, json, markdown or html (a self-contained page with incident timelines)")
+	f.StringP("output", "o", "", "write the report to this file instead of stdout (written in full or not at all)")
 	f.String("fail-on", "warning", "exit 1 when a finding has at least this severity: info, warning, critical or never")
 	f.String("tz", "UTC", "time zone of log timestamps (IANA name), which carry none")
 	f.StringSlice("host-tz", nil, "per-host time zone, HOST=ZONE (repeatable)")
 	f.String("since", "", "ignore records before this time (RFC 3339 or \"2006-01-02 15:04:05\" in --tz)")
 	f.String("until", "", "ignore records after this time")
-	f.StringSlice("option", nil, "detector option KEY=VALUE, e.g. stuck-after=10m (repeatable; see ozdoctor explain)")
+	f.StringSlice("option", nil, "detector option DETECTOR.OPTION=VALUE, e.g. raft-division-stuck-closing.stuck-after=10m;\n"+
+		"the package name may stand for the detector (divisionclosing.stuck-after), and OPTION alone\n"+
+		"when one detector declares it (repeatable; ozdoctor explain lists each detector's options)")
 	f.Bool("progress", true, "show progress on stderr when it is a terminal")
 	return cmd
 }
 
 func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
-	sink, err := sinks.New(v.GetString("format"), cmd.OutOrStdout())
-	if err != nil {
+	format := v.GetString("format")
+	if _, err := sinks.New(format, io.Discard); err != nil {
 		return usageErrorf("%w", err)
+	}
+	output := v.GetString("output")
+	if output != "" {
+		if fi, err := os.Stat(output); err == nil && fi.IsDir() {
+			return usageErrorf("--output %s is a directory", output)
+		}
 	}
 	failOn, err := parseFailOn(v.GetString("fail-on"))
 	if err != nil {
@@ -78,7 +89,12 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	if opt.Until, err = parseTime(v.GetString("until"), zone); err != nil {
 		return usageErrorf("--until: %w", err)
 	}
-	if opt.DetectorOptions, err = keyValues(v.GetStringSlice("option")); err != nil {
+	kv, err := keyValues(v.GetStringSlice("option"))
+	if err != nil {
+		return usageErrorf("--option: %w", err)
+	}
+	// Checked against what the detectors declare before any input is opened.
+	if opt.DetectorOptions, err = detectors.ValidateOptions(opt.Detectors, kv); err != nil {
 		return usageErrorf("--option: %w", err)
 	}
 	stderr := cmd.ErrOrStderr()
@@ -92,14 +108,14 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	res, err := analysis.Run(ctx, opt)
 	switch {
 	case errors.Is(err, analysis.ErrNoInput):
-		if werr := sink.Write(res); werr != nil {
+		if werr := writeReport(format, output, cmd.OutOrStdout(), res); werr != nil {
 			return &exitError{code: exitInternal, err: werr}
 		}
 		return &exitError{code: exitUsage, err: fmt.Errorf("no input could be read from %s", strings.Join(args, ", "))}
 	case err != nil:
 		return &exitError{code: exitInternal, err: err}
 	}
-	if err := sink.Write(res); err != nil {
+	if err := writeReport(format, output, cmd.OutOrStdout(), res); err != nil {
 		return &exitError{code: exitInternal, err: err}
 	}
 	for _, f := range res.Findings {
@@ -107,6 +123,52 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 			return &exitError{code: exitFindings}
 		}
 	}
+	return nil
+}
+
+// writeReport writes the report to stdout, or with --output to a temporary
+// file beside the target that is renamed over it once complete, so that a
+// failed run never leaves half a report.
+func writeReport(format, output string, stdout io.Writer, res *analysis.Result) error {
+	if output == "" {
+		sink, err := sinks.New(format, stdout)
+		if err != nil {
+			return err
+		}
+		return sink.Write(res)
+	}
+	dir, base := filepath.Split(output)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	sink, err := sinks.New(format, tmp)
+	if err != nil {
+		return err
+	}
+	if err := sink.Write(res); err != nil {
+		return fmt.Errorf("write report %s: %w", output, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write report %s: %w", output, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write report %s: %w", output, err)
+	}
+	if err := os.Rename(tmp.Name(), output); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	committed = true
 	return nil
 }
 

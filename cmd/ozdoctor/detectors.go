@@ -31,12 +31,13 @@ func newDetectorsCmd() *cobra.Command {
 
 func newExplainCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "explain NAME|HDDS-ID",
+		Use:   "explain NAME|PACKAGE|HDDS-ID",
 		Short: "Explain a detector: the defect, its signature, remediation and false positives",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, r := range registry.All() {
-				if strings.EqualFold(r.Doc.Name, args[0]) || strings.EqualFold(r.Doc.Defect, args[0]) {
+				if strings.EqualFold(r.Doc.Name, args[0]) || strings.EqualFold(r.Doc.Defect, args[0]) ||
+					r.Doc.Package != "" && strings.EqualFold(r.Doc.Package, args[0]) {
 					fmt.Fprint(cmd.OutOrStdout(), explain(r.Doc))
 					return nil
 				}
@@ -98,5 +99,18 @@ func explain(d detectors.Doc) string {
 		needs = append(needs, string(c))
 	}
 	fmt.Fprintf(&b, "Needs logs of: %s\n", strings.Join(needs, ", "))
+	if d.Horizon > 0 {
+		fmt.Fprintf(&b, "Keeps state about an entity without new signals for: %s\n", d.Horizon)
+	}
+	if len(d.Options) > 0 {
+		b.WriteString("\nOptions (--option NAME=VALUE):\n")
+		for _, o := range d.Options {
+			fmt.Fprintf(&b, "  %s (%s, default %s", detectors.OptionKey(d, o), o.Kind, o.Default)
+			if o.Min != "" {
+				fmt.Fprintf(&b, ", at least %s", o.Min)
+			}
+			fmt.Fprintf(&b, ")\n      %s\n", o.Doc)
+		}
+	}
 	return b.String()
 }

@@ -96,6 +96,29 @@ func TestAnalyzeExitCodes(t *testing.T) {
 	}
 }
 
+func TestAnalyzeOptions(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.log")
+	for _, c := range []struct{ opt, want string }{
+		{"nosuch=1", "option nosuch: no detector has this option"},
+		{"pausestale.nosuch=1", `detector pausestale has no option "nosuch"`},
+		{"scm-pause-stale-nodes.min_burst_nodes=0", "option scm-pause-stale-nodes.min_burst_nodes: want an integer ≥ 1"},
+		{"divisionclosing.stuck-after=soon", "option divisionclosing.stuck-after: want a duration"},
+		{"no-equals", "is not KEY=VALUE"},
+	} {
+		// The options are checked before any input is opened: the missing
+		// path is not what the run complains about.
+		code, _, stderr := runCLI(t, "analyze", "--option", c.opt, missing)
+		if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "no input") {
+			t.Errorf("--option %s: exit %d, stderr %q", c.opt, code, stderr)
+		}
+	}
+	for _, opt := range []string{"stuck-after=10m", "divisionclosing.stuck-after=10m", "raft-division-stuck-closing.stuck-after=10m"} {
+		if code, _, stderr := runCLI(t, "analyze", "--fail-on", "never", "--option", opt, sample); code != exitOK {
+			t.Errorf("--option %s: exit %d, stderr %q", opt, code, stderr)
+		}
+	}
+}
+
 func TestAnalyzeGoesOnPastBadInput(t *testing.T) {
 	dir := t.TempDir()
 	// A truncated gzip next to a readable log: the report names the bad file.
@@ -156,6 +179,12 @@ func TestExplainAndList(t *testing.T) {
 	if code, _, _ := runCLI(t, "explain", "HDDS-1"); code != exitUsage {
 		t.Errorf("unknown detector: exit %d", code)
 	}
+	// By package name, with the detector's options.
+	code, out, _ = runCLI(t, "explain", "pausestale")
+	if code != 0 || !strings.Contains(out, "HDDS-17519") ||
+		!strings.Contains(out, "scm-pause-stale-nodes.min_burst_nodes (integer, default 2, at least 1)") {
+		t.Errorf("explain pausestale: %d\n%s", code, out)
+	}
 }
 
 func TestEnvironmentConfiguresFormat(t *testing.T) {
@@ -188,5 +217,68 @@ func TestProgressOnTerminal(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "reading: ") || !strings.Contains(string(out), "\r\033[K") {
 		t.Errorf("no progress line on the terminal: %q", out)
+	}
+}
+
+func TestAnalyzeOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	quiet := filepath.Join(dir, "ozone-hadoop-scm-scm1.log")
+	// B01 ReplicationManager.java:385 (signatures-scm.md §6): ordinary background.
+	line := "2026-08-23 10:00:00,000 [ReplicationMonitor] INFO org.apache.hadoop.hdds.scm.container.replication.ReplicationManager: Replication Monitor Thread took 3 milliseconds for processing 12 containers.\n"
+	if err := os.WriteFile(quiet, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outDir := t.TempDir()
+	for _, format := range []string{"json", "html", "text", "markdown"} {
+		out := filepath.Join(outDir, "report."+format)
+		// an older report is replaced whole
+		if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCLI(t, "analyze", "--format", format, "--output", out, quiet)
+		if code != exitOK || stdout != "" {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %s", format, code, stdout, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch format {
+		case "json":
+			var doc map[string]any
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Errorf("--output json is not one JSON document: %v", err)
+			}
+		case "html":
+			if !bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) || !bytes.HasSuffix(bytes.TrimSpace(b), []byte("</html>")) {
+				t.Errorf("--output html is not a whole page:\n%.200s", b)
+			}
+		default:
+			if len(b) < 20 || string(b) == "old" {
+				t.Errorf("--output %s: %q", format, b)
+			}
+		}
+		if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, %v", out, fi.Mode(), err)
+		}
+	}
+	// A run that fails leaves neither a report nor a temporary file.
+	missing := filepath.Join(outDir, "no-such-dir", "report.html")
+	if code, _, stderr := runCLI(t, "analyze", "--format", "html", "--output", missing, quiet); code != exitInternal || !strings.Contains(stderr, "write report") {
+		t.Errorf("unwritable --output: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, _ := runCLI(t, "analyze", "--output", outDir, quiet); code != exitUsage {
+		t.Errorf("--output a directory: exit %d", code)
+	}
+	if code, _, _ := runCLI(t, "analyze", "--format", "pdf", "--output", filepath.Join(outDir, "r.pdf"), quiet); code != exitUsage {
+		t.Errorf("unknown format: exit %d", code)
+	}
+	entries, _ := os.ReadDir(outDir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "report.html report.json report.markdown report.text" {
+		t.Errorf("files left in the output directory: %v", names)
 	}
 }

@@ -25,18 +25,21 @@ const (
 	maxAttempts = 32  // failed bootstraps followed at once
 	maxRecent   = 64  // ring-wide lines kept for attempts recognised later
 	maxPerList  = 8   // lines of one sort kept per host, node or attempt
-	maxOutLines = 8   // bootstrap errors kept per host from .out files
+	maxIPs      = 4 * maxHosts
 )
 
-// defaultTolerance is how far apart two hosts' clocks may be.
-const defaultTolerance = 30 * time.Second
+// horizon is the detector's Doc.Horizon (doc.go says why).
+const horizon = 24 * time.Hour
 
 // omHost is what is known about one OM host.
 type omHost struct {
-	name      string // as the bundle names it
-	ip        string // from STARTUP_MSG
-	run       *run   // the current OM process
-	outErrors []catalogue.Signal
+	name   string // as the bundle names it
+	ip     string // from STARTUP_MSG
+	run    *run   // the current OM process
+	hasOut bool
+	// outError is the newest bootstrap error of the host's .out files
+	// (only the newest is reported).
+	outError catalogue.Signal
 }
 
 // run is one OM process on a host, from its STARTUP_MSG.
@@ -45,16 +48,18 @@ type run struct {
 	bootstrap    bool
 	stop         *catalogue.Signal // RECEIVED SIGNAL or Terminating: the process did not end by itself
 	transitional *catalogue.Signal // "set configuration" with old != null listing the node (N15)
-	attempt      *attempt          // the failed bootstrap of this run
+	attempt      int               // the failed bootstrap of this run: its ID in detector.attempts, 0 for none
 	remoteHas    *catalogue.Signal // N4: the pre-check found the ring already lists the node
 	// superseded is the host's earlier failed bootstrap that this run's
 	// start closed silently: the ring had not listed the node by then. The
 	// run's N4 reopens it (the ring held the node before this run).
-	superseded *attempt
+	superseded int
 }
 
 // attempt is one bootstrapping OM that exited after "Failed to Bootstrap OM.".
 type attempt struct {
+	id           int
+	key          string // the finding's key, fixed at the first emission
 	host         string // host key
 	hostName     string
 	ip           string
@@ -67,7 +72,7 @@ type attempt struct {
 	retry        time.Time // start of the host's next OM run after the failure; zero while none
 
 	// The ring's side, from the other OMs.
-	listed       map[string]bool // latest status per host that listed the node
+	listed       *detectors.Bounded[string, bool] // latest status per host that listed the node
 	firstListing []catalogue.Signal
 	lastListing  *catalogue.Signal
 	unlisting    *catalogue.Signal // a host that listed the node applied a configuration without it
@@ -80,7 +85,8 @@ type attempt struct {
 	reruns     []catalogue.Signal // later bootstrap runs of the host and their failures
 	resolution *catalogue.Signal
 	resolvedBy string
-	emitted    bool
+	emitted    bool // reported critical
+	warned     bool // reported as a warning: the ring's side was not seen by the deadline
 	closed     bool
 }
 
@@ -93,39 +99,63 @@ type ringNode struct {
 }
 
 type detector struct {
-	env    *detectors.Env
+	env    *detectors.Env `state:"-"`
 	tol    time.Duration
 	tolSrc string
 
-	hosts     map[string]*omHost
-	hostOrder []string
-	nodeHost  map[string]string // node ID -> host key, from the OMs' own lines and peer lists
-	nodeOrder []string
-	ipHost    map[string]string // IP -> host key, from STARTUP_MSG
-	rings     map[string]*ringNode
-	ringOrder []string
-	recent    []catalogue.Signal // applied configurations, role changes, setConfiguration requests
-	attempts  []*attempt
+	hosts    *detectors.Bounded[string, *omHost]   // by host key
+	nodeHost *detectors.Bounded[string, string]    // node ID -> host key, from the OMs' own lines and peer lists
+	ipHost   *detectors.Bounded[string, string]    // IP -> host key, from STARTUP_MSG
+	rings    *detectors.Bounded[string, *ringNode] // by node ID
+	recent   *detectors.Ring[catalogue.Signal]     // applied configurations, role changes, setConfiguration requests
+	attempts *detectors.Bounded[int, *attempt]     // by ID, oldest first
+	lastID   int
+	sweep    detectors.Sweep
 }
 
 func newDetector(env *detectors.Env) (detectors.Detector, error) {
-	d := &detector{env: env, tol: defaultTolerance, tolSrc: "default",
-		hosts: map[string]*omHost{}, nodeHost: map[string]string{}, ipHost: map[string]string{},
-		rings: map[string]*ringNode{}}
-	if v := env.Option("clock_tolerance", ""); v != "" {
-		t, err := time.ParseDuration(v)
-		if err != nil || t < 0 {
-			return nil, fmt.Errorf("option clock_tolerance %q: want a non-negative duration such as 30s", v)
-		}
-		d.tol, d.tolSrc = t, "option clock_tolerance"
+	d := &detector{env: env, tolSrc: "default",
+		hosts:    detectors.NewBounded[string, *omHost](maxHosts, detectors.EvictOldest),
+		nodeHost: detectors.NewBounded[string, string](maxNodes, detectors.EvictOldest),
+		ipHost:   detectors.NewBounded[string, string](maxIPs, detectors.EvictLeastRecent),
+		rings:    detectors.NewBounded[string, *ringNode](maxNodes, detectors.EvictOldest),
+		recent:   detectors.NewRing[catalogue.Signal](maxRecent),
+		attempts: detectors.NewBounded[int, *attempt](maxAttempts, detectors.EvictOldest)}
+	tol, set, err := doc().Duration(env, "clock_tolerance")
+	if err != nil {
+		return nil, err
+	}
+	d.tol = tol
+	if set {
+		d.tolSrc = "option clock_tolerance"
 	}
 	return d, nil
 }
 
+// StateStats implements detectors.StateReporter.
+func (d *detector) StateStats() []detectors.StateStat {
+	return []detectors.StateStat{d.hosts.Stat("om hosts"), d.nodeHost.Stat("om node hosts"), d.ipHost.Stat("om addresses"),
+		d.rings.Stat("leader-side lines by node"), d.recent.Stat("ring-wide lines"), d.attempts.Stat("failed bootstraps")}
+}
+
+// attempt returns the attempt with id, or nil (0, or evicted).
+func (d *detector) attempt(id int) *attempt {
+	a, _ := d.attempts.Get(id)
+	return a
+}
+
+// decideAfter is how long after the exit the detector waits for the ring's
+// side before it reports the exit as a warning: thirty clock tolerances
+// (15m by default). The leader commits or fails the configuration within
+// seconds and the other OMs log it on clocks apart by the tolerance; the
+// rest leaves room for an operator's re-run of the bootstrap, which judges
+// the exit differently (a failure the ring did not take stays quiet).
+func (d *detector) decideAfter() time.Duration { return 30 * max(d.tol, time.Second) }
+
 // hostKey names a host the same way whether it comes from a file name
 // ("om4.example.com"), a message or a docker-compose service ("om4_1").
 func hostKey(h string) string {
-	h = strings.ToLower(detectors.ShortHost(strings.TrimSpace(h)))
+	h = detectors.HostKey(h)
 	if i := strings.LastIndexByte(h, '_'); i > 0 {
 		if _, err := strconv.Atoi(h[i+1:]); err == nil {
 			h = h[:i]
@@ -136,16 +166,11 @@ func hostKey(h string) string {
 
 func (d *detector) host(name string) *omHost {
 	k := hostKey(name)
-	if h, ok := d.hosts[k]; ok {
+	if h, ok := d.hosts.Get(k); ok {
 		return h
 	}
-	if len(d.hostOrder) >= maxHosts {
-		delete(d.hosts, d.hostOrder[0])
-		d.hostOrder = d.hostOrder[1:]
-	}
 	h := &omHost{name: name}
-	d.hosts[k] = h
-	d.hostOrder = append(d.hostOrder, k)
+	d.hosts.Put(k, h)
 	return h
 }
 
@@ -154,30 +179,18 @@ func (d *detector) learnNode(node, host string) {
 		return
 	}
 	k := hostKey(host)
-	if hk, ok := d.ipHost[host]; ok { // an address printed as an IP
+	if hk, ok := d.ipHost.Get(host); ok { // an address printed as an IP
 		k = hk
 	}
-	if _, ok := d.nodeHost[node]; !ok {
-		if len(d.nodeOrder) >= maxNodes {
-			delete(d.nodeHost, d.nodeOrder[0])
-			d.nodeOrder = d.nodeOrder[1:]
-		}
-		d.nodeOrder = append(d.nodeOrder, node)
-	}
-	d.nodeHost[node] = k
+	d.nodeHost.Put(node, k)
 }
 
 func (d *detector) ring(node string) *ringNode {
-	if r, ok := d.rings[node]; ok {
+	if r, ok := d.rings.Get(node); ok {
 		return r
 	}
-	if len(d.ringOrder) >= maxNodes {
-		delete(d.rings, d.ringOrder[0])
-		d.ringOrder = d.ringOrder[1:]
-	}
 	r := &ringNode{}
-	d.rings[node] = r
-	d.ringOrder = append(d.ringOrder, node)
+	d.rings.Put(node, r)
 	return r
 }
 
@@ -186,8 +199,8 @@ func (d *detector) nodeOf(a *attempt) string {
 	if a.node != "" {
 		return a.node
 	}
-	for _, node := range d.nodeOrder {
-		if d.nodeHost[node] == a.host {
+	for node, host := range d.nodeHost.All() {
+		if host == a.host {
 			a.node = node
 			return node
 		}
@@ -203,8 +216,7 @@ func (d *detector) isOM(s *catalogue.Signal) bool {
 	if s.Component == parsers.ComponentOM {
 		return true
 	}
-	_, ok := d.hosts[hostKey(s.Host)]
-	return ok && s.Component == parsers.ComponentUnknown
+	return d.hosts.Has(hostKey(s.Host)) && s.Component == parsers.ComponentUnknown
 }
 
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
@@ -215,19 +227,8 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		}
 		return
 	case catalogue.OMBootstrapError:
-		h := d.host(s.Host)
-		if len(h.outErrors) < maxOutLines {
-			h.outErrors = append(h.outErrors, *s)
-			return
-		}
-		oldest := 0 // full: keep the newest ones
-		for i := range h.outErrors {
-			if outNewer(&h.outErrors[oldest], &h.outErrors[i]) {
-				oldest = i
-			}
-		}
-		if outNewer(s, &h.outErrors[oldest]) {
-			h.outErrors[oldest] = *s
+		if h := d.host(s.Host); !h.hasOut || !outNewer(&h.outError, s) {
+			h.outError, h.hasOut = *s, true
 		}
 		return
 	}
@@ -235,7 +236,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		return
 	}
 	d.learn(s)
-	for _, a := range d.attempts {
+	for _, a := range d.attempts.All() {
 		if !a.closed && hostKey(s.Host) != a.host && s.Time.After(a.failed.Time.Add(d.tol)) {
 			a.covered = true
 		}
@@ -255,12 +256,12 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		if svc := s.Attrs["service"]; svc != "" && svc != "OzoneManager" {
 			return
 		}
-		if h.run != nil && h.run.attempt != nil && h.run.attempt.shutdown == nil && h.run.stop == nil {
-			h.run.attempt.shutdown = clone(s)
+		if a := d.runAttempt(h.run); a != nil && a.shutdown == nil && h.run.stop == nil {
+			a.shutdown = clone(s)
 		}
 		h.run = nil
 	case catalogue.OMRatisStarting:
-		if h.run == nil || h.run.attempt != nil { // an OM start whose STARTUP_MSG is not in the bundle
+		if h.run == nil || h.run.attempt != 0 { // an OM start whose STARTUP_MSG is not in the bundle
 			h.run = &run{}
 			if a := d.open(hostKey(s.Host)); a != nil && s.Time.After(a.failed.Time) {
 				d.rerun(h, a, s, emit)
@@ -269,6 +270,9 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	case catalogue.OMBootstrapped:
 		if a := d.open(hostKey(s.Host)); a != nil && a.failed.Time.Before(s.Time) {
 			if !a.emitted { // the bundle lacks the run's start: a successful bootstrap stays quiet (F.4)
+				if a.warned {
+					d.resolve(a, s, "the OM was bootstrapped again and joined the ring", emit)
+				}
 				a.closed = true
 				return
 			}
@@ -278,7 +282,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		d.remoteHas(h, s, emit)
 	case catalogue.OMRaftConfSet:
 		if s.Attrs["transitional"] == "true" {
-			if h.run != nil && h.run.transitional == nil && h.run.attempt == nil {
+			if h.run != nil && h.run.transitional == nil && h.run.attempt == 0 {
 				h.run.transitional = clone(s)
 			}
 			return
@@ -307,7 +311,7 @@ func (d *detector) learn(s *catalogue.Signal) {
 	if pl := s.Attrs["peerlist"]; pl != "" {
 		for _, p := range catalogue.ParsePeerAddresses(pl) {
 			if h := p.Host(); h != "" {
-				if _, known := d.nodeHost[p.ID]; !known {
+				if !d.nodeHost.Has(p.ID) {
 					d.learnNode(p.ID, h)
 				}
 			}
@@ -319,7 +323,7 @@ func (d *detector) startup(s *catalogue.Signal, emit detectors.Emit) {
 	h := d.host(s.Host)
 	if ip := s.Attrs["ip"]; ip != "" {
 		h.ip = ip
-		d.ipHost[ip] = hostKey(s.Host)
+		d.ipHost.Put(ip, hostKey(s.Host))
 	}
 	bootstrap := strings.Contains(s.Attrs["args"], "--bootstrap")
 	h.run = &run{startup: clone(s), bootstrap: bootstrap}
@@ -357,8 +361,11 @@ func (d *detector) rerun(h *omHost, a *attempt, s *catalogue.Signal, emit detect
 		}
 		return
 	}
+	if a.warned {
+		d.resolve(a, s, "the bootstrap was run again before the ring listed the node", emit)
+	}
 	a.closed = true
-	h.run.superseded = a
+	h.run.superseded = a.id
 }
 
 // remoteHas handles N4 on host h: the run's pre-check found the ring
@@ -373,9 +380,13 @@ func (d *detector) remoteHas(h *omHost, s *catalogue.Signal, emit detectors.Emit
 		r.remoteHas = clone(s)
 	}
 	a := d.open(hostKey(s.Host))
-	if a == nil && r.superseded != nil {
-		a, r.superseded = r.superseded, nil
-		d.reopen(a, r)
+	if a == nil && r.superseded != 0 {
+		// An attempt evicted (or forgotten past the horizon) since
+		// cannot be reopened.
+		a, r.superseded = d.attempt(r.superseded), 0
+		if a != nil {
+			d.reopen(a, r)
+		}
 	}
 	if a != nil {
 		a.remoteHas = clone(s)
@@ -389,15 +400,14 @@ func (d *detector) reopen(a *attempt, r *run) {
 	if r.startup != nil {
 		a.reruns = appendBounded(a.reruns, *r.startup)
 	}
-	for _, x := range d.attempts {
-		if x == a {
-			return
-		}
+}
+
+// runAttempt returns the failed bootstrap of run r, or nil.
+func (d *detector) runAttempt(r *run) *attempt {
+	if r == nil || r.attempt == 0 {
+		return nil
 	}
-	if len(d.attempts) >= maxAttempts {
-		d.attempts = d.attempts[1:]
-	}
-	d.attempts = append(d.attempts, a)
+	return d.attempt(r.attempt)
 }
 
 // failed handles "Failed to Bootstrap OM." on host h.
@@ -406,27 +416,27 @@ func (d *detector) failed(h *omHost, s *catalogue.Signal, emit detectors.Emit) {
 		h.run = &run{bootstrap: true}
 	}
 	r := h.run
-	if r.stop != nil || r.attempt != nil {
+	if r.stop != nil || r.attempt != 0 {
 		return // stopped by a signal or an exit of its own: not this defect
 	}
 	if a := d.open(hostKey(s.Host)); a != nil {
 		a.reruns = appendBounded(a.reruns, *s) // a re-run of --bootstrap failed too: still down
-		r.attempt = a
+		r.attempt = a.id
 		return
 	}
-	a := &attempt{host: hostKey(s.Host), hostName: s.Host, ip: h.ip, startup: r.startup, failed: *s,
-		transitional: r.transitional, remoteHas: r.remoteHas, listed: map[string]bool{}, runStart: s.Time}
+	d.lastID++
+	// The attempt keeps copies of the run's lines: no pointer is shared.
+	a := &attempt{id: d.lastID, host: hostKey(s.Host), hostName: s.Host, ip: h.ip, startup: cloneOpt(r.startup), failed: *s,
+		transitional: cloneOpt(r.transitional), remoteHas: cloneOpt(r.remoteHas),
+		listed: detectors.NewBounded[string, bool](maxHosts, detectors.EvictOldest), runStart: s.Time}
 	if r.startup != nil {
 		a.runStart = r.startup.Time
 	}
-	r.attempt = a
-	if len(d.attempts) >= maxAttempts {
-		d.attempts = d.attempts[1:]
-	}
-	d.attempts = append(d.attempts, a)
-	for i := range d.recent {
-		if !d.recent[i].Time.Before(a.runStart.Add(-d.tol)) {
-			d.update(a, &d.recent[i])
+	r.attempt = a.id
+	d.attempts.Put(a.id, a)
+	for _, x := range d.recent.Items() {
+		if !x.Time.Before(a.runStart.Add(-d.tol)) {
+			d.update(a, &x)
 		}
 	}
 	d.evaluate(a, emit)
@@ -434,22 +444,20 @@ func (d *detector) failed(h *omHost, s *catalogue.Signal, emit detectors.Emit) {
 
 // open returns the attempt of a host that is neither resolved nor closed.
 func (d *detector) open(host string) *attempt {
-	for i := len(d.attempts) - 1; i >= 0; i-- {
-		if a := d.attempts[i]; a.host == host && !a.closed {
-			return a
+	var open *attempt
+	for _, a := range d.attempts.All() {
+		if a.host == host && !a.closed {
+			open = a // the latest one
 		}
 	}
-	return nil
+	return open
 }
 
 // ringWide handles applied configurations, role changes and setConfiguration
 // requests: kept for later attempts and applied to the open ones.
 func (d *detector) ringWide(s *catalogue.Signal, emit detectors.Emit) {
-	if len(d.recent) >= maxRecent {
-		d.recent = d.recent[1:]
-	}
-	d.recent = append(d.recent, *s)
-	for _, a := range d.attempts {
+	d.recent.Push(*s)
+	for _, a := range d.attempts.All() {
 		if !a.closed && !s.Time.Before(a.runStart.Add(-d.tol)) {
 			d.update(a, s)
 			d.evaluate(a, emit)
@@ -464,18 +472,18 @@ func (d *detector) update(a *attempt, s *catalogue.Signal) {
 	case catalogue.OMConfChanged, catalogue.OMRaftConfSet:
 		k := hostKey(s.Host)
 		if d.lists(a, s) {
-			if _, seen := a.listed[k]; !seen && len(a.firstListing) < maxPerList {
+			if !a.listed.Has(k) && len(a.firstListing) < maxPerList {
 				a.firstListing = append(a.firstListing, *s)
 			}
 			a.lastListing = clone(s)
-			if !self && len(a.listed) < maxHosts {
-				a.listed[k] = true // the exited OM's own lines never unlist it
-			} else if self {
-				a.listed[k] = false
+			if !self {
+				a.listed.Put(k, true) // the exited OM's own lines never unlist it
+			} else {
+				a.listed.Put(k, false)
 			}
 		} else if !self {
-			if listed, seen := a.listed[k]; seen && listed {
-				a.listed[k] = false
+			if listed, seen := a.listed.Get(k); seen && listed {
+				a.listed.Put(k, false)
 				a.unlisting = clone(s)
 			}
 			if s.Kind == catalogue.OMConfChanged && s.Term > a.termWithout {
@@ -538,7 +546,7 @@ func (d *detector) leaderSide(s *catalogue.Signal, emit detectors.Emit) {
 	case s.Attrs["op"] == "remove":
 		r.removed = appendBounded(r.removed, *s)
 	}
-	for _, a := range d.attempts {
+	for _, a := range d.attempts.All() {
 		if !a.closed && d.nodeOf(a) == s.OMNode {
 			d.evaluate(a, emit)
 		}
@@ -582,7 +590,7 @@ func (d *detector) ringState(a *attempt) (listed bool, listedAt time.Time, remov
 	}
 	var r *ringNode
 	if node := d.nodeOf(a); node != "" {
-		r = d.rings[node]
+		r, _ = d.rings.Get(node)
 	}
 	if r != nil {
 		if added := d.own(a, r.added); len(added) > 0 {
@@ -606,7 +614,7 @@ func (d *detector) ringState(a *attempt) (listed bool, listedAt time.Time, remov
 		}
 	}
 	if a.unlisting != nil {
-		for _, v := range a.listed {
+		for _, v := range a.listed.All() {
 			if v {
 				return true, listedAt, nil
 			}
@@ -643,18 +651,83 @@ func (d *detector) resolve(a *attempt, s *catalogue.Signal, why string, emit det
 	a.resolution, a.resolvedBy = clone(s), why
 	a.closed = true
 	listed, listedAt, _ := d.ringState(a)
-	if a.emitted || (listed && listedAt.Before(s.Time.Add(d.tol))) {
+	switch {
+	case a.emitted || (listed && listedAt.Before(s.Time.Add(d.tol))):
 		a.emitted = true
 		f := d.finding(a, detectors.Critical, s.Time)
+		f.State = detectors.Resolved
+		emit(f)
+	case a.warned:
+		f := d.finding(a, detectors.Warning, s.Time)
 		f.State = detectors.Resolved
 		emit(f)
 	}
 }
 
-func (d *detector) Advance(time.Time, detectors.Emit) {}
+// Advance makes the decisions whose deadline passed: an exit whose ring
+// side has not shown by decideAfter is reported as a warning (the decision
+// Flush makes at the end of the input), and a warning whose ring later
+// shows without the node resolves. Closed attempts, and leader-side and
+// ring-wide lines, older than the horizon are forgotten.
+func (d *detector) Advance(now time.Time, emit detectors.Emit) {
+	for _, a := range d.attempts.All() {
+		if a.closed || a.emitted {
+			continue
+		}
+		switch {
+		case !a.warned && now.After(a.failed.Time.Add(d.decideAfter())):
+			d.warn(a, now, emit)
+		case a.warned && d.ringShown(a):
+			d.unwarn(a, now, emit)
+		}
+	}
+	if !d.sweep.Due(now, time.Minute) {
+		return
+	}
+	cut := now.Add(-horizon)
+	d.attempts.DeleteFunc(func(_ int, a *attempt) bool {
+		return a.closed && a.failed.Time.Before(cut) && (a.resolution == nil || a.resolution.Time.Before(cut))
+	})
+	d.recent.DropWhile(func(s catalogue.Signal) bool { return s.Time.Before(cut) })
+	d.rings.DeleteFunc(func(_ string, r *ringNode) bool { return r.before(cut) })
+}
+
+// warn reports an open attempt as a warning when the ring's side is not
+// shown and the failure is not a benign one.
+func (d *detector) warn(a *attempt, end time.Time, emit detectors.Emit) {
+	if d.ringShown(a) {
+		return // the other OMs logged after the exit and none listed the node
+	}
+	if _, benign, _ := d.failure(a); benign {
+		return
+	}
+	a.warned = true
+	emit(d.finding(a, detectors.Warning, end))
+}
+
+// unwarn resolves a warning once the other OMs logged after the exit and
+// none listed the node.
+func (d *detector) unwarn(a *attempt, now time.Time, emit detectors.Emit) {
+	a.closed = true
+	f := d.finding(a, detectors.Warning, now)
+	f.State = detectors.Resolved
+	f.Facts["resolved_by"] = "the other OMs logged after the exit and none listed the node"
+	f.Summary += " Resolved: the other OMs logged after the exit and none listed the node."
+	emit(f)
+}
+
+// before reports whether every line kept for the node is older than t.
+func (r *ringNode) before(t time.Time) bool {
+	for _, xs := range [][]catalogue.Signal{r.submits, r.failures, r.added, r.removed} {
+		if len(xs) > 0 && !xs[len(xs)-1].Time.Before(t) {
+			return false
+		}
+	}
+	return true
+}
 
 func (d *detector) Flush(end time.Time, emit detectors.Emit) {
-	for _, a := range d.attempts {
+	for _, a := range d.attempts.All() {
 		if a.closed {
 			continue
 		}
@@ -662,17 +735,14 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 		if a.closed {
 			continue
 		}
-		if a.emitted {
+		switch {
+		case a.emitted:
 			emit(d.finding(a, detectors.Critical, end))
-			continue
+		case a.warned && d.ringShown(a):
+			d.unwarn(a, end, emit)
+		default:
+			d.warn(a, end, emit)
 		}
-		if d.ringShown(a) {
-			continue // the other OMs logged after the exit and none listed the node
-		}
-		if _, benign, _ := d.failure(a); benign {
-			continue
-		}
-		emit(d.finding(a, detectors.Warning, end))
 	}
 }
 
@@ -722,11 +792,11 @@ func (d *detector) failure(a *attempt) (label string, benign, indicative bool) {
 }
 
 func (d *detector) leaderFailure(a *attempt) *catalogue.Signal {
-	node := d.nodeOf(a)
-	if node == "" || d.rings[node] == nil {
+	r, _ := d.rings.Get(d.nodeOf(a))
+	if r == nil {
 		return nil
 	}
-	fs := d.own(a, d.rings[node].failures)
+	fs := d.own(a, r.failures)
 	for i := range fs {
 		if !fs[i].Time.After(a.failed.Time.Add(d.tol)) {
 			return &fs[i]
@@ -740,17 +810,10 @@ var outRotationRe = regexp.MustCompile(`\.out(?:[.-](\d+))?(?:\.gz)?$`)
 // bootstrapError returns the .out file's bootstrap error for an attempt:
 // the newest one of its host.
 func (d *detector) bootstrapError(a *attempt) *catalogue.Signal {
-	h, ok := d.hosts[a.host]
-	if !ok {
-		return nil
+	if h, ok := d.hosts.Get(a.host); ok && h.hasOut {
+		return &h.outError
 	}
-	var best *catalogue.Signal
-	for i := range h.outErrors {
-		if e := &h.outErrors[i]; best == nil || !outNewer(best, e) {
-			best = e
-		}
-	}
-	return best
+	return nil
 }
 
 // outNewer reports whether .out line x was written after y: .out files
@@ -778,6 +841,14 @@ func clone(s *catalogue.Signal) *catalogue.Signal {
 	return &c
 }
 
+// cloneOpt copies a kept signal, or returns nil.
+func cloneOpt(s *catalogue.Signal) *catalogue.Signal {
+	if s == nil {
+		return nil
+	}
+	return clone(s)
+}
+
 func appendBounded(xs []catalogue.Signal, s catalogue.Signal) []catalogue.Signal {
 	if len(xs) >= maxPerList {
 		// keep the first line and the most recent ones
@@ -786,8 +857,6 @@ func appendBounded(xs []catalogue.Signal, s catalogue.Signal) []catalogue.Signal
 	}
 	return append(xs, s)
 }
-
-const stamp = "2006-01-02 15:04:05"
 
 // finding renders an attempt.
 func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) detectors.Finding {
@@ -800,12 +869,17 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 	label, _, indicative := d.failure(a)
 	var r *ringNode
 	if node != "" {
-		r = d.rings[node]
+		r, _ = d.rings.Get(node)
 	}
 	from := a.runStart.Add(-d.tol)
+	if a.key == "" {
+		// Fixed at the first emission: a node ID learned later does not
+		// make the finding a new one.
+		a.key = nodeName + "@" + a.host + "/" + a.failed.Time.UTC().Format(time.RFC3339)
+	}
 
 	f := detectors.Finding{
-		Key:      nodeName + "@" + a.host + "/" + a.failed.Time.UTC().Format(time.RFC3339),
+		Key:      a.key,
 		Severity: sev,
 		Start:    a.failed.Time,
 		End:      end,
@@ -817,7 +891,7 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 	facts["om_node"] = nodeName
 	facts["om_host"] = a.hostName
 	facts["om_address"] = d.address(a, r)
-	facts["exit_time"] = a.failed.Time.Format(stamp)
+	facts["exit_time"] = detectors.Stamp(a.failed.Time)
 	facts["failure"] = label
 	facts["heartbeat_metric"] = "ratis_server_" + metricName(nodeName) + "_lastHeartbeatElapsedTime"
 	facts["om_service_id"] = d.serviceID(a)
@@ -828,11 +902,8 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 			version = a.startup.Version
 		}
 	}
-	if version != "" {
-		facts["ozone_version"] = version
-	}
 	if a.shutdown != nil {
-		facts["exit"] = "SHUTDOWN_MSG at " + a.shutdown.Time.Format(stamp) + " with no RECEIVED SIGNAL or Terminating line before it"
+		facts["exit"] = "SHUTDOWN_MSG at " + detectors.Stamp(a.shutdown.Time) + " with no RECEIVED SIGNAL or Terminating line before it"
 	} else {
 		facts["exit"] = "no SHUTDOWN_MSG in the bundle; the OM exits after \"Failed to Bootstrap OM.\""
 	}
@@ -891,7 +962,7 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 	for _, s := range a.stepDowns {
 		ev = append(ev, s)
 		if facts["leader_step_down"] == "" {
-			facts["leader_step_down"] = s.Peer + " at " + s.Time.Format(stamp) + " for " + s.Reason
+			facts["leader_step_down"] = s.Peer + " at " + detectors.Stamp(s.Time) + " for " + s.Reason
 		}
 	}
 	ev = append(ev, a.failed)
@@ -931,7 +1002,7 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 	}
 	if len(a.firstListing) > 0 {
 		c := a.firstListing[0]
-		desc := "applied at " + c.Time.Format(stamp) + " on " + c.Host
+		desc := "applied at " + detectors.Stamp(c.Time) + " on " + c.Host
 		if c.Kind == catalogue.OMConfChanged {
 			desc += fmt.Sprintf(" (term %d, index %d)", c.Term, c.Index)
 		} else {
@@ -971,7 +1042,7 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 	if node == "" {
 		what = "The OM on " + a.hostName
 	}
-	exit := fmt.Sprintf("%s exited at %s after `ozone om --bootstrap` failed (%s)", what, a.failed.Time.Format(stamp), label)
+	exit := fmt.Sprintf("%s exited at %s after `ozone om --bootstrap` failed (%s)", what, detectors.Stamp(a.failed.Time), label)
 	if sev == detectors.Warning {
 		f.Summary = exit + "; the bundle does not show the other OMs after the exit, so it cannot tell whether the ring committed it as a voter. " +
 			"Check the other OMs' notifyConfigurationChanged peer lists."
@@ -980,19 +1051,19 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 		if len(listedBy) > 0 {
 			by = strings.Join(listedBy, ", ")
 		}
-		how := fmt.Sprintf("%s applied a configuration listing it at %s", by, listedAt.Format(stamp))
+		how := fmt.Sprintf("%s applied a configuration listing it at %s", by, detectors.Stamp(listedAt))
 		if len(listedBy) == 0 && r != nil && len(d.own(a, r.added)) > 0 {
 			x := d.own(a, r.added)[0]
-			how = fmt.Sprintf("the leader on %s logged \"add OM %s in Ratis group\" at %s", x.Host, nodeName, x.Time.Format(stamp))
+			how = fmt.Sprintf("the leader on %s logged \"add OM %s in Ratis group\" at %s", x.Host, nodeName, detectors.Stamp(x.Time))
 		} else if len(listedBy) == 0 && a.remoteHas != nil {
-			how = fmt.Sprintf("a re-run of the bootstrap found it already in %s's peers at %s", a.remoteHas.Attrs["remote"], a.remoteHas.Time.Format(stamp))
+			how = fmt.Sprintf("a re-run of the bootstrap found it already in %s's peers at %s", a.remoteHas.Attrs["remote"], detectors.Stamp(a.remoteHas.Time))
 		}
 		f.Summary = exit + ", but the ring committed it as a voter: " + how + ". The ring has a voter that is down."
 	}
 	if a.resolution != nil {
 		f.State = detectors.Resolved
 		f.End = a.resolution.Time
-		f.Summary += fmt.Sprintf(" Resolved at %s: %s.", a.resolution.Time.Format(stamp), a.resolvedBy)
+		f.Summary += fmt.Sprintf(" Resolved at %s: %s.", detectors.Stamp(a.resolution.Time), a.resolvedBy)
 		facts["resolved_by"] = a.resolvedBy
 	}
 
@@ -1001,6 +1072,9 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 	if facts["evidence_dropped"] == "0" {
 		delete(facts, "evidence_dropped")
 	}
+	// The exit on a failed reply is the bootstrapping OM's code: the
+	// version its own STARTUP_MSG printed decides.
+	doc().GateVersionFunc(&f, func(string) string { return version }, a.hostName)
 	return f
 }
 

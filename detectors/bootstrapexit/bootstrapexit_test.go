@@ -220,7 +220,7 @@ func TestLostLeadershipReplyIsCritical(t *testing.T) {
 		"error_message": "Failed to add OM omNode-4 in Ratis ring.", "om_service_id": "omservice",
 		"failure":          "the leader's SetConfiguration reply failed with NotLeaderException",
 		"leader":           "omNode-1 (om1)",
-		"leader_step_down": "omNode-1 at 2026-08-23 10:01:00 for LOST_MAJORITY_HEARTBEATS",
+		"leader_step_down": "omNode-1 at 2026-08-23 10:01:00 UTC for LOST_MAJORITY_HEARTBEATS",
 		"ring":             "lists omNode-4", "bootstrap_args": "[--bootstrap]", "listed_by": "om3, om2, om1",
 		"heartbeat_metric": "ratis_server_omNode_4_lastHeartbeatElapsedTime",
 	}
@@ -660,4 +660,95 @@ func evidenceText(f detectors.Finding) string {
 		b.WriteString(e.Text + "\n")
 	}
 	return b.String()
+}
+
+// stream feeds the signals to a detector built by hand, as a daemon does
+// (identities learned as they come, no Flush), then advances the clock to
+// until; it returns every emission.
+func (f *fixture) stream(env *detectors.Env, until time.Time) (detectors.Detector, []detectors.Finding) {
+	f.t.Helper()
+	det, err := bootstrapexit.Registration.New(env)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var got []detectors.Finding
+	emit := func(x detectors.Finding) { got = append(got, x) }
+	sigs := append([]*catalogue.Signal(nil), f.sigs...)
+	sort.SliceStable(sigs, func(i, j int) bool {
+		if sigs[i].Time.IsZero() != sigs[j].Time.IsZero() {
+			return sigs[i].Time.IsZero()
+		}
+		return sigs[i].Time.Before(sigs[j].Time)
+	})
+	for _, s := range sigs {
+		env.Identity.Learn(s)
+		if !s.Time.IsZero() {
+			det.Advance(s.Time, emit)
+		}
+		det.Observe(s, emit)
+	}
+	det.Advance(until, emit)
+	return det, got
+}
+
+// The warning Flush raises at the end of the input is raised by Advance
+// once the deadline passed, so a run that never ends raises it too.
+func TestWarningAtDeadline(t *testing.T) {
+	f := newFixture(t)
+	f.log(0, "om4", starterLogger, startup("--bootstrap"))
+	f.log(20*time.Second, "om4", ratisLogger, "Starting OzoneManagerRatisServer omNode-4 at port 9872")
+	f.exit(61 * time.Second)
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	_, got := f.stream(env, t0.Add(61*time.Second+14*time.Minute))
+	if len(got) != 0 {
+		t.Fatalf("decided before the deadline: %v", got)
+	}
+	env = &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	// The service ID is learned after the detector was built.
+	det, _ := f.stream(env, t0)
+	env.Settings.Set("ozone.om.service.ids", "omservice", "ozone-site.xml")
+	var got2 []detectors.Finding
+	det.Advance(t0.Add(61*time.Second+15*time.Minute+time.Millisecond), func(x detectors.Finding) { got2 = append(got2, x) })
+	if len(got2) != 1 || got2[0].Severity != detectors.Warning || got2[0].State != detectors.Firing {
+		t.Fatalf("want one firing warning at the deadline, got %v", got2)
+	}
+	if got2[0].Facts["om_service_id"] != "omservice" {
+		t.Errorf("service id %q", got2[0].Facts["om_service_id"])
+	}
+	// A later Advance does not raise it again.
+	det.Advance(t0.Add(time.Hour), func(x detectors.Finding) { got2 = append(got2, x) })
+	if len(got2) != 1 {
+		t.Errorf("raised again: %v", got2[1:])
+	}
+	stats := det.(detectors.StateReporter).StateStats()
+	if len(stats) != 6 || stats[5].Name != "failed bootstraps" || stats[5].Entries != 1 {
+		t.Errorf("stats %+v", stats)
+	}
+}
+
+// A warning raised at the deadline resolves when the bootstrap is run again
+// before the ring listed the node.
+func TestWarningResolvedByRerun(t *testing.T) {
+	f := newFixture(t)
+	f.notReady(false)
+	f.out("Failed to add OM omNode-4 in Ratis ring.")
+	f.retrySucceeds(40*time.Minute, true)
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	_, got := f.stream(env, t0.Add(2*time.Hour))
+	if len(got) != 2 || got[0].Severity != detectors.Warning || got[0].State != detectors.Firing ||
+		got[1].Key != got[0].Key || got[1].State != detectors.Resolved {
+		t.Fatalf("want a warning then its resolution, got %v", got)
+	}
+}
+
+func TestOptionNamespaces(t *testing.T) {
+	for _, k := range []string{"clock_tolerance", "bootstrapexit.clock_tolerance", "om-bootstrap-exit-voter.clock_tolerance"} {
+		f := newFixture(t)
+		f.log(0, "om4", starterLogger, startup("--bootstrap"))
+		f.exit(61 * time.Second)
+		got := one(t, f.run(map[string]string{k: "45s"}))
+		if got.Facts["clock_tolerance"] != "45s (option clock_tolerance)" {
+			t.Errorf("%s: %q", k, got.Facts["clock_tolerance"])
+		}
+	}
 }

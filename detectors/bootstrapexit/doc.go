@@ -76,7 +76,10 @@ func doc() detectors.Doc {
 		},
 		Resolves: "When the exited OM starts again on its host (a later STARTUP_MSG without --bootstrap, or with --bootstrap " +
 			"followed by \"Successfully bootstrapped OM\"), or when the OMs that listed it apply a configuration that no longer " +
-			"does (or the leader logs \"remove OM <node> in Ratis group\"): the node was decommissioned.",
+			"does (or the leader logs \"remove OM <node> in Ratis group\"): the node was decommissioned. " +
+			"A warning (the ring's side not seen) is raised thirty clock tolerances (15m by default) after the exit, or at the " +
+			"end of the input if that comes first; it escalates to critical when the ring later lists the node, and resolves " +
+			"when the bootstrap is run again before the ring listed it or when the other OMs log after the exit without listing it.",
 		Kinds: []catalogue.Kind{
 			catalogue.StartupMsg, catalogue.ShutdownMsg, catalogue.SignalReceived, catalogue.Terminating,
 			catalogue.OMBootstrapFailed, catalogue.OMBootstrapError, catalogue.OMBootstrapped,
@@ -84,6 +87,25 @@ func doc() detectors.Doc {
 			catalogue.OMPeerChangeSubmitted, catalogue.OMPeerChangeFailed, catalogue.OMPeerChanged,
 			catalogue.OMSetConfReceived, catalogue.OMConfChanged, catalogue.OMRaftConfSet, catalogue.OMRoleChanged,
 		},
-		Needs: []parsers.Component{parsers.ComponentOM},
+		Needs:   []parsers.Component{parsers.ComponentOM},
+		Package: "bootstrapexit",
+		// Affected and fixed versions, read in apache/ozone's history (mirror at
+		// 2026-08-22; newest tag ozone-2.2.0, 2026-08-03): `git log --all
+		// --grep HDDS-16839` finds nothing. `ozone om --bootstrap` came with
+		// HDDS-4330 (839fc94e1b0, 2021-07-23; `git tag --contains`: first
+		// ozone-1.2.0-RC0, ozone-1.2.0), and OzoneManager.bootstrap has thrown
+		// on the first failed reply, without retry, since (read at
+		// ozone-1.2.0 OzoneManager.java:1420, OMInterServiceProtocolClientSideImpl.java:113).
+		Affected:     ">=1.2.0",
+		VersionsRead: "since ozone-1.2.0 (HDDS-4330, 839fc94e1b0, 2021-07-23, added --bootstrap with no retry of a failed reply); HDDS-16839 is in no commit of apache/ozone: not fixed in any release as of ozone-2.2.0 (2026-08-03)",
+		// An exit that the ring has not shown by thirty clock tolerances
+		// (15m by default) after it is reported then as a warning; an open
+		// attempt stays until it resolves (bounded in number). What the
+		// horizon forgets is closed attempts and the ring-wide and
+		// leader-side lines kept for attempts recognised later: a re-run
+		// or a decommission a day after the exit is judged without them.
+		Horizon: horizon,
+		Options: []detectors.Option{{Name: "clock_tolerance", Kind: detectors.OptionDuration, Default: "30s", Min: "0s",
+			Doc: "how far apart two OM hosts' clocks may be; the exit is reported as a warning when the ring has not shown itself thirty tolerances after it"}},
 	}
 }

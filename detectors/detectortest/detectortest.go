@@ -32,6 +32,10 @@ type Case struct {
 		SCMs      int `json:"scms"`
 		OMs       int `json:"oms"`
 		Datanodes int `json:"datanodes"`
+		// Version is the Ozone version the cluster's STARTUP_MSG banners
+		// print (the scenario's default when empty); scripts may set
+		// their own.
+		Version string `json:"version"`
 	} `json:"cluster"`
 	Seed     int64     `json:"seed"`
 	Start    time.Time `json:"start"`
@@ -99,17 +103,42 @@ func runCase(t *testing.T, regs []detectors.Registration, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := analysis.Options{Inputs: []string{bundleDir}, Detectors: regs, DetectorOptions: c.Options}
+	// Case options are checked as the command line checks --option.
+	opts, err := detectors.ValidateOptions(regs, c.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Keep the detectors built, to check their state after the run.
+	var built []detectors.Detector
+	wrapped := make([]detectors.Registration, len(regs))
+	for i, r := range regs {
+		inner := r.New
+		r.New = func(env *detectors.Env) (detectors.Detector, error) {
+			d, err := inner(env)
+			if err == nil {
+				built = append(built, d)
+			}
+			return d, err
+		}
+		wrapped[i] = r
+	}
+	opt := analysis.Options{Inputs: []string{bundleDir}, Detectors: wrapped, DetectorOptions: opts}
 	if c.TZ != "" {
 		if opt.Zone, err = time.LoadLocation(c.TZ); err != nil {
 			t.Fatal(err)
 		}
 	}
+	var batch []string
+	opt.Subscribe = func(tr detectors.Transition) { batch = append(batch, transitionLine(tr, bundleDir)) }
 	res, err := analysis.Run(context.Background(), opt)
 	if err != nil {
 		t.Fatalf("analysis: %v", err)
 	}
+	for _, d := range built {
+		checkBuilt(t, d)
+	}
 	got := Golden(res.Findings, bundleDir)
+	checkLive(t, opt, c.Seed, bundleDir, got, batch)
 	if *update {
 		ar.set("expected.json", got)
 		if err := os.WriteFile(path, ar.format(), 0o644); err != nil {
@@ -124,6 +153,62 @@ func runCase(t *testing.T, regs []detectors.Registration, path string) {
 	if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(want)) {
 		t.Errorf("findings differ from expected.json (run with -update after checking):\n%s", diff(string(want), string(got)))
 	}
+}
+
+// checkLive replays the case's bundle through the live path (streams
+// delivered in interleaved chunks a few seconds behind a simulated clock,
+// idle streams released by it) and requires the batch run's findings and
+// transitions.
+func checkLive(t *testing.T, opt analysis.Options, seed int64, root string, findings []byte, transitions []string) {
+	t.Helper()
+	opt.Subscribe = nil
+	rec, err := analysis.Record(context.Background(), opt)
+	if err != nil {
+		t.Fatalf("record: %v", err)
+	}
+	var live []string
+	opt.Subscribe = func(tr detectors.Transition) { live = append(live, transitionLine(tr, root)) }
+	res, stats, err := rec.Replay(opt, analysis.ReplayPlan{Seed: seed, Step: time.Second, MaxDelay: 2 * time.Second, MaxEvery: 2})
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	if stats.LongestIdle <= analysis.DefaultIdle {
+		t.Errorf("no stream was idle long enough to be released by the clock (longest %s)", stats.LongestIdle)
+	}
+	if got := Golden(res.Findings, root); !bytes.Equal(got, findings) {
+		t.Errorf("live replay findings differ from the batch run:\n%s", diff(string(findings), string(got)))
+	}
+	if d := diff(strings.Join(transitions, "\n"), strings.Join(live, "\n")); d != "" {
+		t.Errorf("live replay transitions differ from the batch run (%d vs %d):\n%s", len(live), len(transitions), d)
+	}
+	// The same replay, checkpointed and restored into a new pipeline at
+	// random steps, must give the same findings and transitions, none of
+	// them twice.
+	rng := rand.New(rand.NewSource(seed))
+	plan := analysis.ReplayPlan{Seed: seed, Step: time.Second, MaxDelay: 2 * time.Second, MaxEvery: 2}
+	for i := 0; i < 8; i++ {
+		plan.Restarts = append(plan.Restarts, 1+rng.Intn(stats.Steps))
+	}
+	live = nil
+	res, cut, err := rec.Replay(opt, plan)
+	if err != nil {
+		t.Fatalf("replay with restarts: %v", err)
+	}
+	if cut.Restarts == 0 {
+		t.Error("no restart happened")
+	}
+	if got := Golden(res.Findings, root); !bytes.Equal(got, findings) {
+		t.Errorf("findings after %d restarts differ from the batch run:\n%s", cut.Restarts, diff(string(findings), string(got)))
+	}
+	if d := diff(strings.Join(transitions, "\n"), strings.Join(live, "\n")); d != "" {
+		t.Errorf("transitions after %d restarts at %v differ from the batch run (%d vs %d):\n%s", cut.Restarts, plan.Restarts, len(live), len(transitions), d)
+	}
+}
+
+// transitionLine renders a transition for comparison.
+func transitionLine(tr detectors.Transition, root string) string {
+	f := Golden([]detectors.Finding{tr.Finding}, root)
+	return fmt.Sprintf("%s %s %s>%s escalated=%v %s", tr.At.UTC().Format(time.RFC3339Nano), tr.Fingerprint, tr.From, tr.To, tr.Escalated, bytes.TrimSpace(f))
 }
 
 // Build renders a case's bundle into dir and returns the case.
@@ -149,6 +234,9 @@ func Build(ar *archive, dir string) (*Case, error) {
 			c.Duration = Duration(2 * time.Hour)
 		}
 		cl := scenario.NewCluster(rand.New(rand.NewSource(c.Seed)), c.Cluster.SCMs, c.Cluster.OMs, c.Cluster.Datanodes)
+		if c.Cluster.Version != "" {
+			cl.Version = c.Cluster.Version
+		}
 		s := scenario.New(c.Seed, c.Start, time.Duration(c.Duration), cl)
 		s.Site = c.Site
 		scripts := scenario.Scripts()
@@ -191,15 +279,29 @@ func Build(ar *archive, dir string) (*Case, error) {
 	return &c, nil
 }
 
+// Reported drops the withdrawn pending findings, which never reach a
+// report (the engine's rule).
+func Reported(fs []detectors.Finding) []detectors.Finding {
+	var out []detectors.Finding
+	for _, f := range fs {
+		if !detectors.Withdrawn(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Golden renders findings as indented JSON with file paths relative to root.
+// Withdrawn pending findings are left out: they never reach a report.
 func Golden(fs []detectors.Finding, root string) []byte {
-	out := make([]detectors.Finding, len(fs))
-	for i, f := range fs {
+	fs = Reported(fs)
+	out := make([]detectors.Finding, 0, len(fs))
+	for _, f := range fs {
 		f.Evidence = append([]detectors.Evidence(nil), f.Evidence...)
 		for j := range f.Evidence {
 			f.Evidence[j].File = relative(f.Evidence[j].File, root)
 		}
-		out[i] = f
+		out = append(out, f)
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -263,4 +365,32 @@ func diff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// checkBuilt checks that a detector's state after a run can be saved and
+// that it reports its bounded parts within their limits.
+func checkBuilt(t *testing.T, d detectors.Detector) {
+	t.Helper()
+	if err := CheckState(d); err != nil {
+		t.Errorf("%T state: %v", d, err)
+	}
+	sr, ok := d.(detectors.StateReporter)
+	if !ok {
+		t.Errorf("%T does not report its state (detectors.StateReporter)", d)
+		return
+	}
+	for _, st := range sr.StateStats() {
+		if st.Name == "" || st.Entries > st.Limit {
+			t.Errorf("%T state %+v", d, st)
+		}
+	}
+}
+
+// BuildFile renders the bundle of the case in the txtar file path into dir.
+func BuildFile(path, dir string) (*Case, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Build(parseArchive(data), dir)
 }

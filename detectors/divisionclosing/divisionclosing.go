@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
-	"github.com/ozdoctor/ozdoctor/parsers/site"
 )
 
 // Registration is the detector of HDDS-17674.
@@ -48,6 +46,9 @@ const (
 	maxGroupMappings = 4096
 	maxHosts         = 1024
 
+	// horizon is the detector's Doc.Horizon (doc.go says why).
+	horizon = 24 * time.Hour
+
 	firstEvidence = 22
 	lastEvidence  = 14
 )
@@ -57,23 +58,29 @@ const (
 var ratisThreadRe = regexp.MustCompile(`-(?:client|server)-thread\d+$`)
 
 type detector struct {
-	env           *detectors.Env
+	env           *detectors.Env `state:"-"`
 	stuckAfter    time.Duration
 	stuckAfterSrc string
 	writeWait     time.Duration
 	writeWaitSrc  string
 	resend        time.Duration // SCM's resend cycle (hdds.scm.replication.thread.interval)
 	resendSrc     string
+	gen           int // settings generation writeWait and resend come from
 	now           time.Time
+	sweep         detectors.Sweep
+	// withdrawals are pending findings of divisions dropped before they
+	// were confirmed, emitted withdrawn at the next check.
+	withdrawals []detectors.Finding
 
-	divisions *fifo[string, *division] // hostKey/group -> open division
-	lastT1    *fifo[string, sig]       // hostKey -> latest write-chunk timeout
-	pendingT2 *fifo[string, sig]       // hostKey -> close server waiting for its group (T4)
-	completed *fifo[string, time.Time] // hostKey/group -> removal completed at
-	scm       *fifo[string, *scmView]  // dnKey/group -> SCM's close commands
-	pipelines *fifo[string, string]    // group -> pipeline UUID
-	groupOf   *fifo[string, string]    // hostKey|container -> group
-	peers     *fifo[string, string]    // hostKey -> the datanode's own peer ID
+	// Each map drops its oldest entry (by first insertion) when full.
+	divisions *detectors.Bounded[string, *division] // hostKey/group -> open division
+	lastT1    *detectors.Bounded[string, sig]       // hostKey -> latest write-chunk timeout
+	pendingT2 *detectors.Bounded[string, sig]       // hostKey -> close server waiting for its group (T4)
+	completed *detectors.Bounded[string, time.Time] // hostKey/group -> removal completed at
+	scm       *detectors.Bounded[string, *scmView]  // dnKey/group -> SCM's close commands
+	pipelines *detectors.Bounded[string, string]    // group -> pipeline UUID
+	groupOf   *detectors.Bounded[string, string]    // hostKey|container -> group
+	peers     *detectors.Bounded[string, string]    // hostKey -> the datanode's own peer ID
 }
 
 // sig is the part of a signal the detector keeps.
@@ -97,10 +104,11 @@ type division struct {
 	removalRole  string
 
 	failures, notRunning, notFound, rejected int
-	containers                               map[uint64]*repeats
+	containers                               *detectors.Bounded[uint64, *repeats]
 	restartedAt                              time.Time
 
-	emitted  bool
+	emitted  bool // reported as stuck (firing, later maybe resolved)
+	pending  bool // reported pending: suspected, not confirmed yet
 	dirty    bool
 	severity detectors.Severity
 	ev       detectors.EvidenceLog
@@ -141,52 +149,74 @@ func (r *repeats) repeated() bool {
 // scmView is what SCM logged about one datanode's replicas of one group.
 type scmView struct {
 	commands    int
-	containers  map[uint64]bool
+	containers  *detectors.Bounded[uint64, bool]
 	state       string
 	hosts       []string
 	first, last detectors.Evidence
 }
 
 func newDetector(env *detectors.Env) (detectors.Detector, error) {
+	oldest := detectors.EvictOldest
 	d := &detector{env: env,
-		divisions: newFIFO[string, *division](maxDivisions),
-		lastT1:    newFIFO[string, sig](maxHosts),
-		pendingT2: newFIFO[string, sig](maxHosts),
-		completed: newFIFO[string, time.Time](maxGroupMappings),
-		scm:       newFIFO[string, *scmView](maxSCMViews),
-		pipelines: newFIFO[string, string](maxGroupMappings),
-		groupOf:   newFIFO[string, string](maxGroupMappings),
-		peers:     newFIFO[string, string](maxHosts),
+		divisions: detectors.NewBounded[string, *division](maxDivisions, oldest),
+		lastT1:    detectors.NewBounded[string, sig](maxHosts, oldest),
+		pendingT2: detectors.NewBounded[string, sig](maxHosts, oldest),
+		completed: detectors.NewBounded[string, time.Time](maxGroupMappings, oldest),
+		scm:       detectors.NewBounded[string, *scmView](maxSCMViews, oldest),
+		pipelines: detectors.NewBounded[string, string](maxGroupMappings, oldest),
+		groupOf:   detectors.NewBounded[string, string](maxGroupMappings, oldest),
+		peers:     detectors.NewBounded[string, string](maxHosts, oldest),
 	}
-	v := env.Option("stuck-after", "5m")
-	after, err := site.ParseDuration(v, time.Minute)
-	if err != nil || after <= 0 {
-		return nil, fmt.Errorf("option stuck-after: want a positive duration such as 5m, got %q", v)
+	after, set, err := doc().Duration(env, "stuck-after")
+	if err != nil {
+		return nil, err
 	}
 	d.stuckAfter, d.stuckAfterSrc = after, "default"
-	if _, ok := env.Options["stuck-after"]; ok {
+	if set {
 		d.stuckAfterSrc = "option stuck-after"
 	}
-	d.resend, d.resendSrc = defaultResend, "default"
-	if env.Settings != nil {
-		d.writeWait, d.writeWaitSrc = env.Settings.Duration("hdds.container.ratis.statemachine.write.wait.interval", time.Millisecond)
-		if r, src := env.Settings.Duration("hdds.scm.replication.thread.interval", time.Millisecond); r > 0 {
-			d.resend, d.resendSrc = r, src
-		}
-	}
+	d.derive()
 	return d, nil
+}
+
+// derive reads the settings the detector judges against; refresh calls it
+// again when they change (ozone-site.xml learned mid-stream).
+func (d *detector) derive() {
+	d.writeWait, d.writeWaitSrc, d.resend, d.resendSrc = 0, "", defaultResend, "default"
+	if d.env.Settings == nil {
+		return
+	}
+	d.gen = d.env.Settings.Generation()
+	d.writeWait, d.writeWaitSrc = d.env.Settings.Duration("hdds.container.ratis.statemachine.write.wait.interval", time.Millisecond)
+	if r, src := d.env.Settings.Duration("hdds.scm.replication.thread.interval", time.Millisecond); r > 0 {
+		d.resend, d.resendSrc = r, src
+	}
+}
+
+func (d *detector) refresh() {
+	if d.env.Settings != nil && d.env.Settings.Generation() != d.gen {
+		d.derive()
+	}
+}
+
+// StateStats implements detectors.StateReporter.
+func (d *detector) StateStats() []detectors.StateStat {
+	return []detectors.StateStat{d.divisions.Stat("divisions"), d.lastT1.Stat("write-chunk timeouts"),
+		d.pendingT2.Stat("close-server lines"), d.completed.Stat("completed removals"), d.scm.Stat("scm close commands"),
+		d.pipelines.Stat("pipelines"), d.groupOf.Stat("container groups"), d.peers.Stat("datanode peer ids")}
 }
 
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	if s.Time.IsZero() {
 		return
 	}
+	d.refresh()
 	if s.Time.After(d.now) {
 		d.now = s.Time
 	}
 	switch s.Kind {
 	case catalogue.WriteChunkTimeout:
-		d.lastT1.put(hostKey(s.Host), keep(s))
+		d.lastT1.Put(detectors.HostKey(s.Host), keep(s))
 	case catalogue.StateMachineCloseServer:
 		d.closeServer(s)
 	case catalogue.DivisionShutdown:
@@ -198,7 +228,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	case catalogue.ClosePipelineDone:
 		if s.Pipeline != "" {
 			g := groupID(s.Pipeline)
-			d.pipelines.put(g, s.Pipeline)
+			d.pipelines.Put(g, s.Pipeline)
 			d.complete(s, g, "the close-pipeline command completed (\""+s.Text+"\")", emit)
 		}
 	case catalogue.ContainerQuasiClosed:
@@ -220,31 +250,50 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 }
 
 func (d *detector) Advance(now time.Time, emit detectors.Emit) {
+	d.refresh()
 	if now.After(d.now) {
 		d.now = now
 	}
 	d.check(d.now, emit)
+	d.forget(d.now)
+}
+
+// forget drops what can no longer matter: trigger lines past the burst,
+// removals past the race window, and SCM views with no command for the
+// horizon. Divisions stay until they resolve (or are dropped as stale).
+func (d *detector) forget(now time.Time) {
+	if !d.sweep.Due(now, time.Minute) {
+		return
+	}
+	d.lastT1.DeleteFunc(func(_ string, s sig) bool { return now.Sub(s.at) > sameBurst })
+	d.pendingT2.DeleteFunc(func(_ string, s sig) bool { return now.Sub(s.at) > sameBurst })
+	d.completed.DeleteFunc(func(_ string, at time.Time) bool { return now.Sub(at) > raceWindow })
+	d.scm.DeleteFunc(func(_ string, v *scmView) bool { return now.Sub(v.last.Time) > horizon })
 }
 
 func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 	if end.Before(d.now) {
 		end = d.now
 	}
-	for _, v := range d.divisions.values() {
+	for _, v := range d.divisions.Values() {
 		if v.emitted || d.confirmed(v, end) {
 			d.emit(v, end, detectors.Firing, "", emit)
+		} else {
+			d.unpend(v, end, "the input ends before the division was confirmed stuck")
 		}
 	}
+	d.drain(emit)
 }
 
 // check emits divisions that became certain, escalates those stuck past
 // stuck-after, refreshes those with new evidence and drops unreported ones
 // whose close failures stopped.
 func (d *detector) check(now time.Time, emit detectors.Emit) {
-	if d.divisions.len() == 0 {
+	d.drain(emit)
+	if d.divisions.Len() == 0 {
 		return
 	}
-	for _, v := range d.divisions.values() {
+	for _, v := range d.divisions.Values() {
 		switch {
 		case !v.emitted && d.confirmed(v, now):
 			d.emit(v, now, detectors.Firing, "", emit)
@@ -253,8 +302,44 @@ func (d *detector) check(now time.Time, emit detectors.Emit) {
 			d.emit(v, now, detectors.Firing, "", emit)
 		case v.emitted && v.dirty:
 			d.emit(v, now, detectors.Firing, "", emit)
+		case !v.emitted && !v.pending:
+			d.pend(v, now, emit)
 		}
 	}
+	d.drain(emit)
+}
+
+// pend reports a suspected division as pending: its confirmation (the
+// grace, or the same container failing over several resend cycles) is not
+// due yet.
+func (d *detector) pend(v *division, now time.Time, emit detectors.Emit) {
+	v.pending = true
+	emit(d.pendingFinding(v, now))
+}
+
+func (d *detector) pendingFinding(v *division, now time.Time) detectors.Finding {
+	f := d.finding(v, now, detectors.Pending, "")
+	f.Severity = detectors.Warning
+	f.Summary += " Not confirmed yet: a division is stuck when the close on its own Ratis thread or the removal in CLOSING " +
+		"outlasts the grace, or when one container keeps failing over resend cycles."
+	return f
+}
+
+// unpend queues the withdrawal of a division's pending finding, for a
+// division dropped (or re-keyed) before it was confirmed.
+func (d *detector) unpend(v *division, now time.Time, reason string) {
+	if !v.pending || v.emitted {
+		return
+	}
+	v.pending = false
+	d.withdrawals = append(d.withdrawals, detectors.Withdraw(d.pendingFinding(v, now), reason))
+}
+
+func (d *detector) drain(emit detectors.Emit) {
+	for _, f := range d.withdrawals {
+		emit(f)
+	}
+	d.withdrawals = nil
 }
 
 // confirmed says whether the division is stuck rather than slowly closing:
@@ -276,7 +361,8 @@ func (d *detector) dropStale(v *division, now time.Time) bool {
 	if v.emitted || v.strong() || now.Sub(v.last) <= staleCycles*d.resend {
 		return false
 	}
-	d.divisions.del(v.hostKey + "/" + v.group)
+	d.unpend(v, now, "its close failures stopped for "+strconv.Itoa(staleCycles)+" resend cycles")
+	d.divisions.Delete(v.hostKey + "/" + v.group)
 	return true
 }
 
@@ -299,7 +385,7 @@ func (v *division) longestContainer() (uint64, *repeats) {
 		id   uint64
 		best *repeats
 	)
-	for c, r := range v.containers {
+	for c, r := range v.containers.All() {
 		if !r.repeated() {
 			continue
 		}
@@ -320,20 +406,20 @@ func (v *division) longestContainer() (uint64, *repeats) {
 // layouts without a thread column the write-chunk timeout logged just before
 // on the same host identifies the Ratis path.
 func (d *detector) closeServer(s *catalogue.Signal) {
-	hk := hostKey(s.Host)
+	hk := detectors.HostKey(s.Host)
 	if s.Peer != "" {
-		d.peers.put(hk, strings.ToLower(s.Peer))
+		d.peers.Put(hk, strings.ToLower(s.Peer))
 	}
-	t1, ok := d.lastT1.get(hk)
+	t1, ok := d.lastT1.Get(hk)
 	ok = ok && s.Time.Sub(t1.at) <= sameBurst && sameThread(t1.thread, s.Thread)
 	if !ratisThreadRe.MatchString(s.Thread) && !(s.Thread == "" && ok) {
 		return
 	}
 	if !ok {
-		d.pendingT2.put(hk, keep(s))
+		d.pendingT2.Put(hk, keep(s))
 		return
 	}
-	d.lastT1.del(hk)
+	d.lastT1.Delete(hk)
 	v := d.open(s.Host, t1.group, t1.at)
 	v.writeTimeout = true
 	v.addEvidence(t1.ev)
@@ -353,9 +439,9 @@ func (d *detector) markClose(v *division, s *catalogue.Signal) {
 // shutdown handles T4: it names the group of a close-server line that had
 // no write-chunk timeout before it, and is evidence of the trigger.
 func (d *detector) shutdown(s *catalogue.Signal) {
-	hk := hostKey(s.Host)
-	if t2, ok := d.pendingT2.get(hk); ok && s.Time.Sub(t2.at) <= sameBurst && sameThread(t2.thread, s.Thread) {
-		d.pendingT2.del(hk)
+	hk := detectors.HostKey(s.Host)
+	if t2, ok := d.pendingT2.Get(hk); ok && s.Time.Sub(t2.at) <= sameBurst && sameThread(t2.thread, s.Thread) {
+		d.pendingT2.Delete(hk)
 		v := d.open(s.Host, s.Group, t2.at)
 		v.ratisClose, v.closeThread = true, t2.thread
 		if t2.peer != "" {
@@ -366,7 +452,7 @@ func (d *detector) shutdown(s *catalogue.Signal) {
 		v.touch(s.Time)
 		return
 	}
-	if v, ok := d.divisions.get(hk + "/" + s.Group); ok && v.ratisClose && s.Time.Sub(v.last) <= sameBurst &&
+	if v, ok := d.divisions.Get(hk + "/" + s.Group); ok && v.ratisClose && s.Time.Sub(v.last) <= sameBurst &&
 		sameThread(v.closeThread, s.Thread) {
 		v.addEvidence(detectors.EvidenceOf(s))
 	}
@@ -375,12 +461,12 @@ func (d *detector) shutdown(s *catalogue.Signal) {
 // groupRemove handles R1: a removal that finds the division CLOSING is the
 // defect's clearest single line; a removal in RUNNING is a normal close.
 func (d *detector) groupRemove(s *catalogue.Signal) {
-	hk := hostKey(s.Host)
+	hk := detectors.HostKey(s.Host)
 	if s.Peer != "" {
-		d.peers.put(hk, strings.ToLower(s.Peer))
+		d.peers.Put(hk, strings.ToLower(s.Peer))
 	}
 	if s.State != "CLOSING" {
-		if v, ok := d.divisions.get(hk + "/" + s.Group); ok && v.emitted {
+		if v, ok := d.divisions.Get(hk + "/" + s.Group); ok && v.emitted {
 			v.addEvidence(detectors.EvidenceOf(s))
 			v.touch(s.Time)
 		}
@@ -401,16 +487,16 @@ func (d *detector) groupRemove(s *catalogue.Signal) {
 // logged while a datanode shuts down) is added only to a division already
 // suspected on other grounds and never counts towards the repetition.
 func (d *detector) closeFailed(s *catalogue.Signal) {
-	hk := hostKey(s.Host)
+	hk := detectors.HostKey(s.Host)
 	ck := hk + "|" + strconv.FormatUint(s.Container, 10)
 	if s.Peer != "" {
-		d.peers.put(hk, strings.ToLower(s.Peer))
+		d.peers.Put(hk, strings.ToLower(s.Peer))
 	}
 	g := s.Group
 	if g == "" {
 		g = d.containerGroup(s.Host, s.Container)
 	} else {
-		d.groupOf.put(ck, g)
+		d.groupOf.Put(ck, g)
 	}
 	if g == "" {
 		return
@@ -420,10 +506,10 @@ func (d *detector) closeFailed(s *catalogue.Signal) {
 	if !stuck && !rejected {
 		return
 	}
-	if at, ok := d.completed.get(hk + "/" + g); ok && s.Time.Sub(at) <= raceWindow {
+	if at, ok := d.completed.Get(hk + "/" + g); ok && s.Time.Sub(at) <= raceWindow {
 		return
 	}
-	v, ok := d.divisions.get(hk + "/" + g)
+	v, ok := d.divisions.Get(hk + "/" + g)
 	if ok && d.dropStale(v, s.Time) {
 		ok = false
 	}
@@ -437,10 +523,10 @@ func (d *detector) closeFailed(s *catalogue.Signal) {
 	if s.Peer != "" && v.peer == "" {
 		v.peer = strings.ToLower(s.Peer)
 	}
-	r, known := v.containers[s.Container]
-	if !known && len(v.containers) < maxContainers {
+	r, known := v.containers.Get(s.Container)
+	if !known {
 		r = &repeats{}
-		v.containers[s.Container] = r
+		v.containers.Put(s.Container, r) // beyond the limit, the container that failed first is forgotten
 	}
 	v.failures++
 	switch s.Reason {
@@ -474,30 +560,28 @@ func (d *detector) scmCommand(s *catalogue.Signal) {
 		return
 	}
 	g := groupID(s.Pipeline)
-	d.pipelines.put(g, s.Pipeline)
+	d.pipelines.Put(g, s.Pipeline)
 	dk := d.dnKey(s.Datanode)
 	if s.Container != 0 {
 		c := strconv.FormatUint(s.Container, 10)
-		d.groupOf.put("uuid:"+strings.ToLower(s.Datanode.UUID)+"|"+c, g)
+		d.groupOf.Put("uuid:"+strings.ToLower(s.Datanode.UUID)+"|"+c, g)
 		if !strings.HasPrefix(dk, "uuid:") {
-			d.groupOf.put(dk+"|"+c, g)
+			d.groupOf.Put(dk+"|"+c, g)
 		}
 	}
-	view, ok := d.scm.get(dk + "/" + g)
+	view, ok := d.scm.Get(dk + "/" + g)
 	if !ok {
-		view = &scmView{containers: map[uint64]bool{}, first: detectors.EvidenceOf(s)}
-		d.scm.put(dk+"/"+g, view)
+		view = &scmView{containers: detectors.NewBounded[uint64, bool](maxContainers, detectors.EvictOldest), first: detectors.EvidenceOf(s)}
+		d.scm.Put(dk+"/"+g, view)
 	}
 	view.commands++
-	if len(view.containers) < maxContainers {
-		view.containers[s.Container] = true
-	}
+	view.containers.Put(s.Container, true)
 	view.state = s.State
 	view.last = detectors.EvidenceOf(s)
 	if s.Host != "" && !slices.Contains(view.hosts, s.Host) && len(view.hosts) < 8 {
 		view.hosts = append(view.hosts, s.Host)
 	}
-	if v, ok := d.divisions.get(dk + "/" + g); ok && v.emitted {
+	if v, ok := d.divisions.Get(dk + "/" + g); ok && v.emitted {
 		v.dirty = true
 	}
 }
@@ -512,10 +596,10 @@ func (d *detector) startup(s *catalogue.Signal, emit detectors.Emit) {
 	if s.Component != parsers.ComponentDatanode && s.Attrs["service"] != "HddsDatanodeService" {
 		return
 	}
-	hk := hostKey(s.Host)
-	d.lastT1.del(hk)
-	d.pendingT2.del(hk)
-	for _, v := range d.divisions.values() {
+	hk := detectors.HostKey(s.Host)
+	d.lastT1.Delete(hk)
+	d.pendingT2.Delete(hk)
+	for _, v := range d.divisions.Values() {
 		if v.hostKey != hk {
 			continue
 		}
@@ -525,11 +609,12 @@ func (d *detector) startup(s *catalogue.Signal, emit detectors.Emit) {
 			v.dirty = true
 			continue
 		}
-		d.divisions.del(v.hostKey + "/" + v.group)
+		d.divisions.Delete(v.hostKey + "/" + v.group)
+		d.unpend(v, s.Time, "the datanode restarted and the failures came only from the old process")
 		if v.emitted {
 			v.addEvidence(detectors.EvidenceOf(s))
 			v.touch(s.Time)
-			d.emit(v, s.Time, detectors.Resolved, "the datanode restarted at "+stamp(s.Time)+
+			d.emit(v, s.Time, detectors.Resolved, "the datanode restarted at "+detectors.Stamp(s.Time)+
 				" and the failures came only from the old process", emit)
 		}
 	}
@@ -537,14 +622,15 @@ func (d *detector) startup(s *catalogue.Signal, emit detectors.Emit) {
 
 // complete handles a removal completing for group on the signal's host.
 func (d *detector) complete(s *catalogue.Signal, group, how string, emit detectors.Emit) {
-	hk := hostKey(s.Host)
-	d.completed.put(hk+"/"+group, s.Time)
+	hk := detectors.HostKey(s.Host)
+	d.completed.Put(hk+"/"+group, s.Time)
 	v := d.division(s.Host, group)
 	if v == nil {
 		return
 	}
-	d.divisions.del(v.hostKey + "/" + v.group)
+	d.divisions.Delete(v.hostKey + "/" + v.group)
 	if !v.emitted {
+		d.unpend(v, s.Time, "the removal completed: "+how)
 		return
 	}
 	v.addEvidence(detectors.EvidenceOf(s))
@@ -556,18 +642,18 @@ func (d *detector) complete(s *catalogue.Signal, group, how string, emit detecto
 // may name it differently (a docker-compose service name in its main log,
 // its host name in the dn-container log): the datanode UUID joins them.
 func (d *detector) division(host, group string) *division {
-	hk := hostKey(host)
-	if v, ok := d.divisions.get(hk + "/" + group); ok {
+	hk := detectors.HostKey(host)
+	if v, ok := d.divisions.Get(hk + "/" + group); ok {
 		return v
 	}
-	uuid, _ := d.peers.get(hk)
+	uuid, _ := d.peers.Get(hk)
 	if uuid == "" && d.env.Identity != nil {
 		uuid = d.env.Identity.DatanodeOnHost(host)
 	}
 	if uuid == "" {
 		return nil
 	}
-	for _, v := range d.divisions.values() {
+	for _, v := range d.divisions.Values() {
 		if v.group == group && v.peer == uuid {
 			return v
 		}
@@ -577,18 +663,24 @@ func (d *detector) division(host, group string) *division {
 
 // open returns the division of group on host, opening it at start.
 func (d *detector) open(host, group string, start time.Time) *division {
-	hk := hostKey(host)
+	hk := detectors.HostKey(host)
 	k := hk + "/" + group
-	if v, ok := d.divisions.get(k); ok {
+	if v, ok := d.divisions.Get(k); ok {
 		if start.Before(v.start) && !v.emitted {
+			// The finding's key names its start: a pending one is
+			// withdrawn and reported again under the new key.
+			d.unpend(v, v.last, "an earlier line moved its start")
 			v.start = start
 		}
 		return v
 	}
-	v := &division{host: host, hostKey: hk, group: group, start: start, last: start, containers: map[uint64]*repeats{},
-		ev: detectors.EvidenceLog{Head: firstEvidence, Tail: lastEvidence}}
-	v.peer, _ = d.peers.get(hk)
-	d.divisions.put(k, v)
+	v := &division{host: host, hostKey: hk, group: group, start: start, last: start,
+		containers: detectors.NewBounded[uint64, *repeats](maxContainers, detectors.EvictOldest),
+		ev:         detectors.EvidenceLog{Head: firstEvidence, Tail: lastEvidence}}
+	v.peer, _ = d.peers.Get(hk)
+	if _, old, evicted := d.divisions.Put(k, v); evicted {
+		d.unpend(old, old.last, "forgotten: more divisions than the detector keeps at once")
+	}
 	return v
 }
 
@@ -625,16 +717,16 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 		}
 		dn = id.Complete(dn)
 	}
-	pipeline, _ := d.pipelines.get(v.group)
+	pipeline, _ := d.pipelines.Get(v.group)
 	view := d.scmView(v, dn)
 
 	containers := map[uint64]bool{}
-	for c := range v.containers {
+	for c := range v.containers.All() {
 		containers[c] = true
 	}
 	hosts := []string{v.host}
 	if view != nil {
-		for c := range view.containers {
+		for c := range view.containers.All() {
 			if c != 0 {
 				containers[c] = true
 			}
@@ -645,11 +737,7 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 			}
 		}
 	}
-	ids := make([]uint64, 0, len(containers))
-	for c := range containers {
-		ids = append(ids, c)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	ids := detectors.SortedKeys(containers)
 
 	f := detectors.Finding{
 		Key:      v.hostKey + "/" + v.group + "@" + v.start.UTC().Format(time.RFC3339),
@@ -672,11 +760,6 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 	facts["stuck_for"] = stuckFor.String()
 	if d.writeWaitSrc != "" && d.writeWaitSrc != "unset" {
 		facts["write_wait_interval"] = fmt.Sprintf("%s (%s)", d.writeWait, d.writeWaitSrc)
-	}
-	if id != nil {
-		if ver := id.Version(v.host); ver != "" {
-			facts["ozone_version"] = ver
-		}
 	}
 	var seen []string
 	switch {
@@ -740,6 +823,8 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 		facts["evidence_dropped"] = strconv.Itoa(v.ev.Dropped())
 	}
 	f.Summary = summary(v, dn, pipeline, ids, view, end, stuckFor, state, resolvedBy)
+	// The close on the Ratis thread is the datanode's code.
+	doc().GateVersion(&f, id, v.host)
 	return f
 }
 
@@ -765,9 +850,9 @@ func summary(v *division, dn catalogue.Datanode, pipeline string, ids []uint64, 
 	}
 	fmt.Fprintf(&b, " on datanode %s ", detectors.DatanodeName(dn))
 	if state == detectors.Resolved {
-		fmt.Fprintf(&b, "was stuck in CLOSING from %s to %s (%s)", stamp(v.start), stamp(end), stuckFor)
+		fmt.Fprintf(&b, "was stuck in CLOSING from %s to %s (%s)", detectors.Stamp(v.start), detectors.Stamp(end), stuckFor)
 	} else {
-		fmt.Fprintf(&b, "has been stuck in CLOSING since %s (%s at %s)", stamp(v.start), stuckFor, stamp(end))
+		fmt.Fprintf(&b, "has been stuck in CLOSING since %s (%s at %s)", detectors.Stamp(v.start), stuckFor, detectors.Stamp(end))
 	}
 	var parts []string
 	if v.ratisClose {
@@ -786,7 +871,7 @@ func summary(v *division, dn catalogue.Datanode, pipeline string, ids []uint64, 
 	if v.failures > 0 {
 		var cs []string
 		for _, c := range ids {
-			if r := v.containers[c]; r != nil && r.n > 0 {
+			if r, _ := v.containers.Get(c); r != nil && r.n > 0 {
 				cs = append(cs, "#"+strconv.FormatUint(c, 10))
 			}
 		}
@@ -812,12 +897,12 @@ func summary(v *division, dn catalogue.Datanode, pipeline string, ids []uint64, 
 // containerGroup returns the Raft group a container of host belongs to, as
 // learned from the host's close failures or from SCM's commands to it.
 func (d *detector) containerGroup(host string, container uint64) string {
-	hk, c := hostKey(host), strconv.FormatUint(container, 10)
-	if g, ok := d.groupOf.get(hk + "|" + c); ok {
+	hk, c := detectors.HostKey(host), strconv.FormatUint(container, 10)
+	if g, ok := d.groupOf.Get(hk + "|" + c); ok {
 		return g
 	}
-	if peer, ok := d.peers.get(hk); ok {
-		g, _ := d.groupOf.get("uuid:" + peer + "|" + c)
+	if peer, ok := d.peers.Get(hk); ok {
+		g, _ := d.groupOf.Get("uuid:" + peer + "|" + c)
 		return g
 	}
 	return ""
@@ -825,18 +910,18 @@ func (d *detector) containerGroup(host string, container uint64) string {
 
 // scmView returns SCM's close commands for the division's datanode and group.
 func (d *detector) scmView(v *division, dn catalogue.Datanode) *scmView {
-	if view, ok := d.scm.get(v.hostKey + "/" + v.group); ok {
+	if view, ok := d.scm.Get(v.hostKey + "/" + v.group); ok {
 		return view
 	}
 	// The datanode's own host name may differ from the one SCM prints (a
 	// docker-compose service name, say): join through the UUID.
 	if dn.Host != "" {
-		if view, ok := d.scm.get(hostKey(dn.Host) + "/" + v.group); ok {
+		if view, ok := d.scm.Get(detectors.HostKey(dn.Host) + "/" + v.group); ok {
 			return view
 		}
 	}
 	if dn.UUID != "" {
-		if view, ok := d.scm.get("uuid:" + dn.UUID + "/" + v.group); ok {
+		if view, ok := d.scm.Get("uuid:" + dn.UUID + "/" + v.group); ok {
 			return view
 		}
 	}
@@ -846,11 +931,11 @@ func (d *detector) scmView(v *division, dn catalogue.Datanode) *scmView {
 // dnKey names a datanode SCM mentions by its host when known, else its UUID.
 func (d *detector) dnKey(dn catalogue.Datanode) string {
 	if dn.Host != "" {
-		return hostKey(dn.Host)
+		return detectors.HostKey(dn.Host)
 	}
 	if d.env.Identity != nil {
 		if h := d.env.Identity.DatanodeHost(dn.UUID); h != "" {
-			return hostKey(h)
+			return detectors.HostKey(h)
 		}
 	}
 	return "uuid:" + strings.ToLower(dn.UUID)
@@ -870,11 +955,7 @@ func groupID(pipeline string) string {
 	return "group-" + strings.ToUpper(hex[len(hex)-12:])
 }
 
-func hostKey(h string) string { return strings.ToLower(detectors.ShortHost(h)) }
-
 func sameThread(a, b string) bool { return a == "" || b == "" || a == b }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }
 
 func orUnknown(s string) string {
 	if s == "" {

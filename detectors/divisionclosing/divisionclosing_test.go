@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/detectors/detectortest"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 	"github.com/ozdoctor/ozdoctor/parsers/site"
@@ -38,7 +39,27 @@ func feed(t *testing.T, opts map[string]string, end time.Time, sigs ...catalogue
 	for i := range sigs {
 		eng.Observe(&sigs[i])
 	}
-	return eng.Flush(end)
+	return detectortest.Reported(eng.Flush(end))
+}
+
+// final returns the last emission of every key that is not withdrawn, as
+// the engine keeps them for a report.
+func final(emitted []detectors.Finding) []detectors.Finding {
+	last := map[string]int{}
+	var keys []string
+	for i, f := range emitted {
+		if _, ok := last[f.Key]; !ok {
+			keys = append(keys, f.Key)
+		}
+		last[f.Key] = i
+	}
+	var out []detectors.Finding
+	for _, k := range keys {
+		if f := emitted[last[k]]; !detectors.Withdrawn(f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func dn(kind catalogue.Kind, at time.Time, thread string) catalogue.Signal {
@@ -190,7 +211,7 @@ func TestStuckLeaderIsCriticalWithEverything(t *testing.T) {
 			t.Errorf("evidence not in time order at %d", i)
 		}
 	}
-	if !strings.Contains(f.Summary, "stuck in CLOSING since 2026-08-23 10:40:00Z") || !strings.Contains(f.Summary, "51 close attempts") {
+	if !strings.Contains(f.Summary, "stuck in CLOSING since 2026-08-23 10:40:00 UTC") || !strings.Contains(f.Summary, "51 close attempts") {
 		t.Errorf("summary: %s", f.Summary)
 	}
 	steps := strings.Join(f.Remediation, "\n")
@@ -409,7 +430,15 @@ func TestRaceLeavesNoDivision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emit := func(f detectors.Finding) { t.Errorf("finding: %v", f) }
+	var got []detectors.Finding
+	emit := func(f detectors.Finding) { got = append(got, f) }
+	defer func() {
+		// A division suspected before the removal completed is pending,
+		// then withdrawn: nothing reaches a report.
+		if fs := final(got); len(fs) != 0 {
+			t.Errorf("findings: %v", fs)
+		}
+	}()
 	for _, s := range []catalogue.Signal{
 		removal(t0, "RUNNING"),
 		failed(t0.Add(12*time.Millisecond), 12, "GroupMismatchException", ""),
@@ -420,7 +449,7 @@ func TestRaceLeavesNoDivision(t *testing.T) {
 	} {
 		d.Observe(&s, emit)
 	}
-	if n := d.(*detector).divisions.len(); n != 0 {
+	if n := d.(*detector).divisions.Len(); n != 0 {
 		t.Errorf("%d divisions open after the race", n)
 	}
 }
@@ -443,18 +472,31 @@ func TestStaleDropDoesNotDependOnTicks(t *testing.T) {
 		}
 		d.Observe(&sigs[1], emit)
 		d.Flush(t0.Add(2*time.Hour), emit)
-		if len(got) != 0 {
-			t.Errorf("tick %v: %v", tick, got)
+		if fs := final(got); len(fs) != 0 {
+			t.Errorf("tick %v: %v", tick, fs)
 		}
 	}
 }
 
 func TestResendIntervalFromSettings(t *testing.T) {
+	for _, later := range []bool{false, true} {
+		testResendInterval(t, later)
+	}
+}
+
+// testResendInterval sets the resend interval before the detector is
+// built, or after (ozone-site.xml learned mid-stream).
+func testResendInterval(t *testing.T, later bool) {
 	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
-	env.Settings.Set("hdds.scm.replication.thread.interval", "60s", "ozone-site.xml")
+	if !later {
+		env.Settings.Set("hdds.scm.replication.thread.interval", "60s", "ozone-site.xml")
+	}
 	eng, err := detectors.NewEngine([]detectors.Registration{Registration}, env)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if later {
+		env.Settings.Set("hdds.scm.replication.thread.interval", "60s", "ozone-site.xml")
 	}
 	// Three one-minute cycles confirm the division after two minutes; a
 	// failure 50 seconds later is still the same cycle.
@@ -466,7 +508,7 @@ func TestResendIntervalFromSettings(t *testing.T) {
 	} {
 		eng.Observe(&s)
 	}
-	f := only(t, eng.Flush(t0.Add(3*time.Minute)))
+	f := only(t, detectortest.Reported(eng.Flush(t0.Add(3*time.Minute))))
 	if f.Facts["resend_interval"] != "1m0s (ozone-site.xml, hdds.scm.replication.thread.interval)" ||
 		f.Facts["repeated_container"] != "#12: 4 failures in 3 resend cycles over 2m2s" {
 		t.Errorf("facts: %v", f.Facts)
@@ -510,7 +552,7 @@ func TestRestartEndsFailuresOnlyDivisions(t *testing.T) {
 	sigs = append(sigs, startup(up, "2.3.0-SNAPSHOT"))
 	f := only(t, feed(t, nil, t0.Add(2*time.Hour), sigs...))
 	if f.State != detectors.Resolved || !f.End.Equal(up) || f.Facts["datanode_restarted"] != up.Format(time.RFC3339) ||
-		!strings.Contains(f.Facts["resolved_by"], "the datanode restarted at 2026-08-23 10:57:00Z") {
+		!strings.Contains(f.Facts["resolved_by"], "the datanode restarted at 2026-08-23 10:57:00 UTC") {
 		t.Errorf("state %v end %v facts %v", f.State, f.End, f.Facts)
 	}
 	if !strings.Contains(f.Summary, "resolved when the datanode restarted") {
@@ -625,8 +667,12 @@ func TestBoundedState(t *testing.T) {
 		s.Group = fmt.Sprintf("group-%012X", i)
 		d.Observe(&s, emit)
 	}
-	if d.divisions.len() > maxDivisions || d.groupOf.len() > maxGroupMappings {
-		t.Errorf("divisions %d, mappings %d", d.divisions.len(), d.groupOf.len())
+	if d.divisions.Len() > maxDivisions || d.groupOf.Len() > maxGroupMappings {
+		t.Errorf("divisions %d, mappings %d", d.divisions.Len(), d.groupOf.Len())
+	}
+	st := d.StateStats()
+	if st[0].Name != "divisions" || st[0].Entries != d.divisions.Len() || st[0].Limit != maxDivisions || st[0].Evicted == 0 {
+		t.Errorf("stats %+v", st[0])
 	}
 }
 
@@ -659,5 +705,56 @@ func TestComposeServiceNameJoinsThroughUUID(t *testing.T) {
 	f := only(t, feed(t, nil, t0.Add(time.Hour), append(sigs, done)...))
 	if f.State != detectors.Resolved || f.Facts["scm_close_commands"] != "6" || f.Entities.Datanodes[0].Host != dnFQDN {
 		t.Errorf("state %v, facts %v, datanodes %v", f.State, f.Facts, f.Entities.Datanodes)
+	}
+}
+
+// A division is pending from the first suspicion until it is confirmed;
+// the pending finding has the key the firing one will have.
+func TestPendingUntilConfirmed(t *testing.T) {
+	d, err := newDetector(&detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []detectors.Finding
+	emit := func(f detectors.Finding) { got = append(got, f) }
+	for _, s := range []catalogue.Signal{writeTimeout(t0, dnUUID+"-client-thread3"), closeServer(t0.Add(time.Millisecond), dnUUID+"-client-thread3")} {
+		d.Observe(&s, emit)
+	}
+	if len(got) != 1 || got[0].State != detectors.Pending || detectors.Withdrawn(got[0]) {
+		t.Fatalf("want one pending finding, got %v", got)
+	}
+	d.Advance(t0.Add(2*time.Minute), emit)
+	if n := len(got); n != 2 || got[1].State != detectors.Firing || got[1].Key != got[0].Key {
+		t.Fatalf("want the same key firing after the grace, got %v", got)
+	}
+}
+
+// The same lines from a datanode whose STARTUP_MSG says 2.2.0 — a release
+// without HDDS-15443's close on the Ratis thread — are a look-alike: low
+// confidence, at most a warning, and a note naming the versions. A
+// vendor build of the master line (2.3.0.x) is affected like master.
+func TestLookAlikeOnUnaffectedRelease(t *testing.T) {
+	for _, c := range []struct {
+		version  string
+		lookLike bool
+	}{{"2.3.0-SNAPSHOT", false}, {"2.3.0.7.3.2.0-1", false}, {"2.2.0", true}, {"2.1.1", true}} {
+		sigs := stuckLeader(90 * time.Minute)
+		sigs[0] = startup(t0.Add(-time.Hour), c.version)
+		f := only(t, feed(t, nil, t0.Add(90*time.Minute), sigs...))
+		if f.Facts["ozone_version"] != c.version {
+			t.Errorf("%s: ozone_version %q", c.version, f.Facts["ozone_version"])
+		}
+		note := f.Facts["version_note"]
+		if !c.lookLike {
+			if f.Severity != detectors.Critical || f.Confidence != detectors.High || note != "" {
+				t.Errorf("%s: %v %v %q", c.version, f.Severity, f.Confidence, note)
+			}
+			continue
+		}
+		if f.Severity != detectors.Warning || f.Confidence != detectors.Low || f.Defect != "HDDS-17674" ||
+			!strings.HasPrefix(note, "HDDS-17674 affects Ozone >=2.3.0 only; "+dnHost+" runs "+c.version+": the same lines have another cause") ||
+			!strings.HasPrefix(f.Summary, "Look-alike of HDDS-17674 ("+c.version+" cannot have it): ") {
+			t.Errorf("%s: %v %v %s %q\n%s", c.version, f.Severity, f.Confidence, f.Defect, note, f.Summary)
+		}
 	}
 }

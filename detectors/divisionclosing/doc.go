@@ -91,6 +91,30 @@ func doc() detectors.Doc {
 			catalogue.SCMCloseContainerCommand,
 			catalogue.StartupMsg,
 		},
-		Needs: []parsers.Component{parsers.ComponentDatanode},
+		Needs:   []parsers.Component{parsers.ComponentDatanode},
+		Package: "divisionclosing",
+		// Affected and fixed versions, read in apache/ozone's history (mirror at
+		// 2026-08-22; newest tag ozone-2.2.0, 2026-08-03): `git log --all
+		// --grep HDDS-17674` finds nothing. The close on the Ratis thread came
+		// with HDDS-15443 (4cbdd201de0, 2026-06-11), on master (pom
+		// 2.3.0-SNAPSHOT) and the branches made from it; `git tag --contains
+		// 4cbdd201de0` is empty and the ozone-2.2 branch (2.2.1-SNAPSHOT)
+		// has no HDDS-15443 commit. Releases 2.0.0-2.2.0 log the write-chunk
+		// timeout (HDDS-12469, 7d8c771aadf, first tag ozone-2.0.0-RC0) but
+		// do not close the division.
+		Affected:     ">=2.3.0",
+		VersionsRead: "master builds after HDDS-15443 (4cbdd201de0, 2026-06-11; pom 2.3.0-SNAPSHOT), in no release tag nor the ozone-2.2 branch; HDDS-17674 is in no commit of apache/ozone: not fixed in any release as of ozone-2.2.0 (2026-08-03)",
+		// A division stuck in CLOSING stays so until the datanode restarts
+		// or the group is removed: reported divisions are kept until they
+		// resolve (bounded in number), and unreported ones resting on close
+		// failures are dropped after three resend cycles without one. The
+		// horizon forgets SCM's close commands for a datanode's group when
+		// SCM sent none for a day (it re-sends them every resend cycle,
+		// 5m by default, while a replica stays CLOSING); trigger lines and
+		// completed removals are forgotten after their own windows
+		// (seconds, and a minute).
+		Horizon: horizon,
+		Options: []detectors.Option{{Name: "stuck-after", Kind: detectors.OptionDuration, Default: "5m", Min: "1s",
+			Doc: "how long a division must have been stuck in CLOSING for the finding to be critical"}},
 	}
 }

@@ -95,6 +95,33 @@ heartbeats (SCM upgraded right after the datanode) stay quiet. T32b + T30 (appar
 			catalogue.InvalidDataNodeLayout, catalogue.DatanodeRegistrationRefused, catalogue.UpgradeFinalizeRequested,
 			catalogue.UpgradeFinalized, catalogue.StartupMsg, catalogue.ShutdownMsg,
 		},
-		Needs: []parsers.Component{parsers.ComponentSCM},
+		Needs:   []parsers.Component{parsers.ComponentSCM},
+		Package: "olddatanode",
+		// Affected and fixed versions, read in apache/ozone's history (mirror at
+		// 2026-08-22; newest tag ozone-2.2.0, 2026-08-03): `git log --all
+		// --grep HDDS-17425` finds nothing. The unfenced T31+T30 path is
+		// HDDS-15377's shouldFenceDatanode (a66822e64fc, 2026-06-09), on
+		// branch HDDS-14496-zdu only (`git branch --contains`; `git tag
+		// --contains` is empty), whose pom.xml says 2.3.0-SNAPSHOT — as
+		// master's does, so a version cannot tell a ZDU build from a master
+		// one. Every release up to 2.2.x (and the ozone-2.2 branch,
+		// 2.2.1-SNAPSHOT) lacks the code: an SCM on one of them cannot have
+		// the defect.
+		Affected:     ">=2.3.0",
+		VersionsRead: "only builds of branch HDDS-14496-zdu (HDDS-15377, a66822e64fc, 2026-06-09; pom 2.3.0-SNAPSHOT, like master's); in no release tag. HDDS-17425 is in no commit of apache/ozone: not fixed in any release as of ozone-2.2.0 (2026-08-03)",
+		// An occurrence resolves by itself resolve_heartbeats heartbeat
+		// intervals after its last pair (1m30s by default); what the
+		// horizon forgets is resolved occurrences, kept to attach what
+		// ended them (a re-registration, a finalize command, a shutdown,
+		// an SCM restart), which follows within minutes of the last pair.
+		// A day is ample; registrations, STARTUP_MSG versions and banner
+		// host names are identities, forgotten only beyond their limit.
+		Horizon: horizon,
+		Options: []detectors.Option{
+			{Name: "min_heartbeats", Kind: detectors.OptionInt, Default: "3", Min: "2",
+				Doc: "heartbeats one SCM must log the pair for before the finding is more than low confidence (the newer-datanode finding needs them all)"},
+			{Name: "resolve_heartbeats", Kind: detectors.OptionInt, Default: "3", Min: "2",
+				Doc: "heartbeat intervals without a pair after which an occurrence is resolved"},
+		},
 	}
 }

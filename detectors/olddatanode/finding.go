@@ -17,7 +17,7 @@ const (
 	// evidence kept from the start and from the end of the repetition.
 	headEvidence = (detectors.MaxEvidence - contextEvidence) / 2
 	tailEvidence = detectors.MaxEvidence - contextEvidence - headEvidence
-	timeFormat   = "2006-01-02T15:04:05.000Z07:00"
+	timeFormat   = "2006-01-02T15:04:05.000Z07:00" // first_seen and last_seen, to the millisecond
 )
 
 // occurrence is one datanode's run of fence lines, from its first line to
@@ -42,10 +42,11 @@ type occurrence struct {
 	shutdown     *catalogue.Signal
 	scmRestart   *catalogue.Signal // newer: an SCM started after the last line
 
-	ev      detectors.EvidenceLog // the repetition's first and latest lines
-	emitted detectors.Confidence
-	key     string
-	dirty   bool // counted lines since the last grading
+	ev       detectors.EvidenceLog // the repetition's first and latest lines
+	emitted  detectors.Confidence
+	followed bool // a line telling what ended the occurrence came since it was last reported
+	key      string
+	dirty    bool // counted lines since the last grading
 }
 
 type scmCount struct {
@@ -76,6 +77,7 @@ func (o *occurrence) add(scm string, t time.Time, sigs ...*catalogue.Signal) {
 	}
 	// The lines go on: what seemed to end them did not.
 	o.reregistered, o.finalizeCmd, o.fenced, o.refused, o.shutdown, o.scmRestart = nil, nil, nil, nil, nil, nil
+	o.followed = false
 	for _, s := range sigs {
 		o.ev.Add(detectors.EvidenceOf(s))
 	}
@@ -125,7 +127,7 @@ func (d *detector) emit(o *occurrence, state detectors.State, emit detectors.Emi
 		"first_seen":                o.first.Format(timeFormat),
 		"last_seen":                 o.last.Format(timeFormat),
 		"heartbeats":                fmt.Sprint(beats),
-		"scms":                      fmt.Sprintf("%d of %d SCMs in the input logged it on ≥ %d heartbeats", repeating, len(d.scms), d.minBeats),
+		"scms":                      fmt.Sprintf("%d of %d SCMs in the input logged it on ≥ %d heartbeats", repeating, d.scms.Len(), d.minBeats),
 		"per_scm":                   perSCM(o, scms),
 		"heartbeat_interval":        fmt.Sprintf("%s (%s)", d.hb, d.hbSource),
 		"min_heartbeats":            fmt.Sprint(d.minBeats),
@@ -153,7 +155,7 @@ func (d *detector) emit(o *occurrence, state detectors.State, emit detectors.Emi
 		facts["pairs"] = fmt.Sprint(o.total)
 		facts["finalization_logged"] = d.finalizationFact()
 		if d.requested != nil {
-			facts["finalization_requested"] = d.requested.Time.Format(timeFormat) + " on " + d.requested.Host
+			facts["finalization_requested"] = detectors.Stamp(d.requested.Time) + " on " + d.requested.Host
 		}
 		if d.forced {
 			facts["finalization_forced"] = "yes: SCM skipped its peer and datanode software version checks"
@@ -176,7 +178,7 @@ func (d *detector) emit(o *occurrence, state detectors.State, emit detectors.Emi
 	if o.key == "" { // fixed at the first report: a UUID learned later must not change it
 		id := dn.UUID
 		if id == "" {
-			id = dnKey(dn.Host)
+			id = detectors.HostKey(dn.Host)
 		}
 		o.key = fmt.Sprintf("%s/%s/%s", keyPrefix(o.pattern), id, o.first.UTC().Format("20060102T150405Z"))
 	}
@@ -197,6 +199,9 @@ func (d *detector) emit(o *occurrence, state detectors.State, emit detectors.Emi
 		f.Defect = "unclassified"
 		f.Title = titleNewer
 	}
+	// The unfenced pair is the SCMs' code: their versions decide (the
+	// unclassified finding only gets them stated).
+	doc().GateVersionFunc(&f, d.version, scms...)
 	emit(f)
 }
 
@@ -228,7 +233,7 @@ func (d *detector) finalizationFact() string {
 		return "no SCM finalization in the input"
 	}
 	s := d.finalized[0]
-	return fmt.Sprintf("%s on %s: %q", d.finalizedAt.Format(timeFormat), s.Host, s.Text)
+	return fmt.Sprintf("%s on %s: %q", detectors.Stamp(d.finalizedAt), s.Host, s.Text)
 }
 
 func (d *detector) scmOzoneVersion(scms []string) string {
@@ -247,12 +252,12 @@ func (d *detector) registrationFact(o *occurrence) string {
 	if r == nil {
 		return ""
 	}
-	out := r.Time.Format(timeFormat) + " on " + r.Host
+	out := detectors.Stamp(r.Time) + " on " + r.Host
 	switch {
 	case d.requested != nil && !d.finalizedAt.IsZero() &&
-		!r.Time.Before(d.requested.Time.Add(-skewTolerance)) && !r.Time.After(d.finalizedAt.Add(skewTolerance)):
+		detectors.InWindow(r.Time, d.requested.Time, d.finalizedAt, skewTolerance):
 		out += fmt.Sprintf(", during the finalization (requested %s, SCM finalized %s)",
-			d.requested.Time.Format(timeFormat), d.finalizedAt.Format(timeFormat))
+			detectors.Stamp(d.requested.Time), detectors.Stamp(d.finalizedAt))
 	case !d.finalizedAt.IsZero() && r.Time.Before(d.finalizedAt):
 		out += ", before SCM finalized"
 	}
@@ -262,7 +267,7 @@ func (d *detector) registrationFact(o *occurrence) string {
 func (d *detector) basis(o *occurrence, beats, repeating int) string {
 	if o.pattern == patternNewer {
 		return fmt.Sprintf("%s on %d heartbeats (≥ %d) on %d of %d SCMs in the input; SCM's finalization does not enter "+
-			"(the check compares software versions)", o.wording, beats, d.minBeats, repeating, len(d.scms))
+			"(the check compares software versions)", o.wording, beats, d.minBeats, repeating, d.scms.Len())
 	}
 	what := "ERROR pair (T31+T30)"
 	fin := "SCM finalization logged"
@@ -273,12 +278,12 @@ func (d *detector) basis(o *occurrence, beats, repeating int) string {
 		return fmt.Sprintf("%s on only %d heartbeats (< %d); %s", what, beats, d.minBeats, fin)
 	}
 	return fmt.Sprintf("%s on %d heartbeats (≥ %d) on %d of %d SCMs in the input; %s",
-		what, beats, d.minBeats, repeating, len(d.scms), fin)
+		what, beats, d.minBeats, repeating, d.scms.Len(), fin)
 }
 
 // resolution says what ended the lines, as far as the input shows.
 func resolution(o *occurrence) string {
-	at := func(s *catalogue.Signal) string { return s.Time.Format(timeFormat) }
+	at := func(s *catalogue.Signal) string { return detectors.Stamp(s.Time) }
 	if o.pattern == patternNewer {
 		switch {
 		case o.scmRestart != nil:
@@ -309,7 +314,7 @@ func resolution(o *occurrence) string {
 
 func (d *detector) summary(o *occurrence, dn catalogue.Datanode, beats, nSCM int, state detectors.State, facts map[string]string) string {
 	name := detectors.DatanodeName(dn)
-	span := fmt.Sprintf("from %s to %s", o.first.Format(timeFormat), o.last.Format(timeFormat))
+	span := fmt.Sprintf("from %s to %s", detectors.Stamp(o.first), detectors.Stamp(o.last))
 	end := ", still at the end of the input."
 	if state == detectors.Resolved {
 		end = ", then stopped (" + facts["resolution"] + ")."
@@ -328,7 +333,7 @@ func (d *detector) summary(o *occurrence, dn catalogue.Datanode, beats, nSCM int
 	}
 	fin := "No SCM finalization is in the input."
 	if !d.finalizedAt.IsZero() {
-		fin = "SCM finalization logged at " + d.finalizedAt.Format(timeFormat) + "."
+		fin = "SCM finalization logged at " + detectors.Stamp(d.finalizedAt) + "."
 	}
 	return fmt.Sprintf("Datanode %s runs older software (%s) than the finalized SCM (%s) but was not fenced: "+
 		"%d SCM(s) logged the 'older than SCM software version … and SCM is finalized' + 'Invalid datanode in the cluster' "+

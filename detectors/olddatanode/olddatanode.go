@@ -1,11 +1,7 @@
 package olddatanode
 
 import (
-	"fmt"
-	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
@@ -27,28 +23,32 @@ const (
 	// contextEvidence is the evidence reserved for finalization,
 	// registration and resolution lines.
 	contextEvidence = 6
+	// horizon is the detector's Doc.Horizon (doc.go says why).
+	horizon = 24 * time.Hour
 )
 
 // detector follows the version-fence lines of every datanode.
 type detector struct {
-	env           *detectors.Env
+	env           *detectors.Env `state:"-"`
+	settings      *site.Config   `state:"-"` // env.Settings, or Ozone's defaults when the Env has none
 	hb            time.Duration
 	hbSource      string
+	gen           int // settings generation hb comes from
 	minBeats      int
 	resolveBeats  int
 	resolveAfter  time.Duration
-	settle        time.Duration                // wait after a heartbeat's lines before grading
-	scms          map[string]bool              // SCM hosts seen in the input
-	pending       map[pendingKey]pending       // T31/T32/T32b waiting for their T30
-	open          map[string]*occurrence       // by datanode short host
-	closed        []*occurrence                // resolved, kept to attach what followed
-	finalized     []*catalogue.Signal          // SCM finalization lines (first few)
-	finalizedAt   time.Time                    // first SCM finalization
-	requested     *catalogue.Signal            // first finalization request
-	forced        bool                         // a finalization skipped SCM's version checks
-	registrations map[string]*catalogue.Signal // latest per datanode
-	versions      map[string]*catalogue.Signal // latest datanode STARTUP_MSG per datanode
-	hostNames     map[string]string            // stream host -> host its banners name
+	settle        time.Duration                                // wait after a heartbeat's lines before grading
+	scms          *detectors.Bounded[string, bool]             // SCM hosts seen in the input
+	pending       *detectors.Bounded[pendingKey, pending]      // T31/T32/T32b waiting for their T30
+	open          *detectors.Bounded[string, *occurrence]      // by datanode short host, least recently counted first
+	closed        *detectors.Ring[*occurrence]                 // resolved, kept to attach what followed
+	finalized     []*catalogue.Signal                          // SCM finalization lines (first few)
+	finalizedAt   time.Time                                    // first SCM finalization
+	requested     *catalogue.Signal                            // first finalization request
+	forced        bool                                         // a finalization skipped SCM's version checks
+	registrations *detectors.Bounded[string, catalogue.Signal] // latest per datanode
+	versions      *detectors.Bounded[string, catalogue.Signal] // latest datanode STARTUP_MSG per datanode
+	hostNames     *detectors.Bounded[string, string]           // stream host -> host its banners name
 	nextCheck     time.Time
 }
 
@@ -69,44 +69,70 @@ const (
 )
 
 func newDetector(env *detectors.Env) (detectors.Detector, error) {
-	settings := env.Settings
-	if settings == nil {
-		settings = site.New()
-	}
 	if env.Identity == nil {
 		env.Identity = detectors.NewIdentity()
 	}
-	d := &detector{env: env, scms: map[string]bool{}, pending: map[pendingKey]pending{},
-		open: map[string]*occurrence{}, registrations: map[string]*catalogue.Signal{},
-		versions: map[string]*catalogue.Signal{}, hostNames: map[string]string{}}
-	d.hb, d.hbSource = settings.Duration("hdds.heartbeat.interval", time.Millisecond)
-	if d.hb <= 0 {
-		d.hb, d.hbSource = 30*time.Second, "default"
+	d := &detector{env: env, settings: env.Settings,
+		scms:          detectors.NewBounded[string, bool](maxTracked, detectors.EvictLeastRecent),
+		pending:       detectors.NewBounded[pendingKey, pending](maxTracked, detectors.EvictOldest),
+		open:          detectors.NewBounded[string, *occurrence](maxTracked, detectors.EvictLeastRecent),
+		closed:        detectors.NewRing[*occurrence](maxTracked),
+		registrations: detectors.NewBounded[string, catalogue.Signal](maxTracked, detectors.EvictLeastRecent),
+		versions:      detectors.NewBounded[string, catalogue.Signal](maxTracked, detectors.EvictLeastRecent),
+		hostNames:     detectors.NewBounded[string, string](maxTracked, detectors.EvictLeastRecent)}
+	if d.settings == nil {
+		d.settings = site.New()
 	}
-	d.hbSource = shortSource(d.hbSource)
 	var err error
-	if d.minBeats, err = intOption(env, "min_heartbeats", 3, 2); err != nil {
+	if d.minBeats, _, err = doc().Int(env, "min_heartbeats"); err != nil {
 		return nil, err
 	}
-	if d.resolveBeats, err = intOption(env, "resolve_heartbeats", 3, 2); err != nil {
+	if d.resolveBeats, _, err = doc().Int(env, "resolve_heartbeats"); err != nil {
 		return nil, err
 	}
-	d.resolveAfter = time.Duration(d.resolveBeats) * d.hb
-	d.settle = min(skewTolerance, d.hb/2)
+	d.derive()
 	return d, nil
 }
 
-func intOption(env *detectors.Env, name string, def, least int) (int, error) {
-	v := env.Option(name, strconv.Itoa(def))
-	n, err := strconv.Atoi(v)
-	if err != nil || n < least {
-		return 0, fmt.Errorf("option %s=%q: want an integer ≥ %d", name, v, least)
+// derive reads the heartbeat interval from the settings and the windows
+// that follow from it; refresh calls it again when the settings change.
+func (d *detector) derive() {
+	d.gen = d.settings.Generation()
+	d.hb, d.hbSource = d.settings.Duration("hdds.heartbeat.interval", time.Millisecond)
+	if d.hb <= 0 {
+		d.hb, d.hbSource = 30*time.Second, "default"
 	}
-	return n, nil
+	d.hbSource = detectors.ShortSource(d.hbSource)
+	d.resolveAfter = time.Duration(d.resolveBeats) * d.hb
+	d.settle = min(skewTolerance, d.hb/2)
+}
+
+func (d *detector) refresh() {
+	if d.settings.Generation() != d.gen {
+		d.derive()
+	}
+}
+
+// StateStats implements detectors.StateReporter.
+func (d *detector) StateStats() []detectors.StateStat {
+	return []detectors.StateStat{d.scms.Stat("scm hosts"), d.pending.Stat("first halves of pairs"), d.open.Stat("open occurrences"),
+		d.closed.Stat("resolved occurrences"), d.registrations.Stat("registrations"), d.versions.Stat("datanode startups"),
+		d.hostNames.Stat("banner host names")}
+}
+
+// keep copies a signal the detector keeps beyond the Observe call: no
+// pointer into the caller's data, and none shared between two places.
+func keep(s *catalogue.Signal) *catalogue.Signal {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	return &c
 }
 
 // Observe handles one signal.
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
+	d.refresh()
 	switch s.Kind {
 	case catalogue.StartupMsg:
 		switch catalogue.ServiceComponent(s.Attrs["service"]) {
@@ -116,7 +142,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		case parsers.ComponentDatanode:
 			host := d.bannerHost(s)
 			if s.Version != "" {
-				d.remember(d.versions, dnKey(host), s)
+				d.versions.Put(detectors.HostKey(host), *s)
 			}
 		}
 	case catalogue.ShutdownMsg:
@@ -124,27 +150,27 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 			host := d.bannerHost(s)
 			for _, pattern := range []string{patternOlder, patternNewer} {
 				if o := d.after(pattern, host, s.Time); o != nil && o.shutdown == nil {
-					o.shutdown = s
+					o.shutdown, o.followed = keep(s), true
 				}
 			}
 		}
 	case catalogue.OldDatanodeOnFinalizedSCM:
 		d.addSCM(s.Host)
-		d.hold(pendingKey{s.Host, dnKey(s.Datanode.Host)}, pending{sig: s, fence: fenceOlder})
+		d.hold(pendingKey{s.Host, detectors.HostKey(s.Datanode.Host)}, pending{sig: keep(s), fence: fenceOlder})
 	case catalogue.NewerDatanodeThanSCM:
 		d.addSCM(s.Host)
-		d.hold(pendingKey{s.Host, dnKey(s.Datanode.Host)}, pending{sig: s, fence: fenceNewer})
+		d.hold(pendingKey{s.Host, detectors.HostKey(s.Datanode.Host)}, pending{sig: keep(s), fence: fenceNewer})
 	case catalogue.DatanodeApparentAboveSCM:
 		d.addSCM(s.Host)
-		d.hold(pendingKey{s.Host, dnKey(s.Datanode.Host)}, pending{sig: s, fence: fenceApparent})
+		d.hold(pendingKey{s.Host, detectors.HostKey(s.Datanode.Host)}, pending{sig: keep(s), fence: fenceApparent})
 	case catalogue.InvalidDatanode:
 		d.addSCM(s.Host)
-		k := pendingKey{s.Host, dnKey(s.Datanode.Host)}
-		p, ok := d.pending[k]
+		k := pendingKey{s.Host, detectors.HostKey(s.Datanode.Host)}
+		p, ok := d.pending.Get(k)
 		if !ok || s.Time.Sub(p.sig.Time) > pairWindow || (p.sig.Thread != "" && s.Thread != "" && p.sig.Thread != s.Thread) {
 			return // T30 without its first half: nothing to say which fence fired
 		}
-		delete(d.pending, k)
+		d.pending.Delete(k)
 		switch p.fence {
 		case fenceOlder:
 			d.pair(p.sig, s)
@@ -157,30 +183,30 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	case catalogue.DatanodeRegistered:
 		d.addSCM(s.Host)
 		// Every SCM logs the registration: keep the first line of it.
-		k := dnKey(s.Datanode.Host)
-		if prev := d.registrations[k]; prev == nil || s.Time.Sub(prev.Time) > skewTolerance {
-			d.remember(d.registrations, k, s)
+		k := detectors.HostKey(s.Datanode.Host)
+		if prev, ok := d.registrations.Get(k); !ok || s.Time.Sub(prev.Time) > skewTolerance {
+			d.registrations.Put(k, *s)
 		}
 		if o := d.after(patternOlder, s.Datanode.Host, s.Time); o != nil && o.reregistered == nil {
-			o.reregistered = s
+			o.reregistered, o.followed = keep(s), true
 		}
 	case catalogue.FinalizeCommandSent:
 		d.addSCM(s.Host)
 		if o := d.after(patternOlder, s.Datanode.Host, s.Time); o != nil && o.finalizeCmd == nil {
-			o.finalizeCmd = s
+			o.finalizeCmd, o.followed = keep(s), true
 		}
 	case catalogue.DatanodeRegistrationRefused:
 		host := s.Host
-		if h := d.hostNames[s.Host]; h != "" {
+		if h, _ := d.hostNames.Get(s.Host); h != "" {
 			host = h
 		}
 		if o := d.after(patternOlder, host, s.Time); o != nil && o.refused == nil {
-			o.refused = s
+			o.refused, o.followed = keep(s), true
 		}
 	case catalogue.UpgradeFinalizeRequested:
 		if d.scmScope(s) {
 			if d.requested == nil {
-				d.requested = s
+				d.requested = keep(s)
 			}
 			if s.Reason == "forced" {
 				d.forced = true
@@ -192,7 +218,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 				d.finalizedAt = s.Time
 			}
 			if len(d.finalized) < 2 {
-				d.finalized = append(d.finalized, s)
+				d.finalized = append(d.finalized, keep(s))
 			}
 		}
 	}
@@ -206,8 +232,8 @@ func (d *detector) bannerHost(s *catalogue.Signal) string {
 	if h == "" {
 		return s.Host
 	}
-	if s.Host != "" && s.Host != h && (d.hostNames[s.Host] != "" || len(d.hostNames) < maxTracked) {
-		d.hostNames[s.Host] = h
+	if s.Host != "" && s.Host != h {
+		d.hostNames.Put(s.Host, h)
 	}
 	return h
 }
@@ -221,60 +247,47 @@ func (d *detector) scmScope(s *catalogue.Signal) bool {
 		d.addSCM(s.Host)
 		return true
 	case s.Component == parsers.ComponentUnknown:
-		return d.scms[s.Host]
+		return d.scms.Has(s.Host)
 	}
 	return false
 }
 
 func (d *detector) addSCM(host string) {
-	if host != "" && !d.scms[host] && len(d.scms) < maxTracked {
-		d.scms[host] = true
+	if host != "" {
+		d.scms.Put(host, true)
 	}
 }
 
 // hold keeps the first half of a pair until its T30 arrives.
 func (d *detector) hold(k pendingKey, p pending) {
-	if _, ok := d.pending[k]; !ok && len(d.pending) >= maxTracked {
-		d.expirePending(p.sig.Time, true)
+	if !d.pending.Has(k) && d.pending.Len() >= d.pending.Limit() {
+		d.expirePending(p.sig.Time, true) // judged rather than evicted unseen
 	}
-	d.pending[k] = p
+	d.pending.Put(k, p)
 }
 
 // expirePending drops halves older than the pair window (all of them when
 // all is set). A T31 without T30 is a registration refused after
 // finalization: correct fencing, remembered for the resolution.
 func (d *detector) expirePending(now time.Time, all bool) {
-	for k, p := range d.pending {
-		if all || now.Sub(p.sig.Time) > pairWindow {
-			if p.fence == fenceOlder {
-				if o := d.after(patternOlder, p.sig.Datanode.Host, p.sig.Time); o != nil && o.fenced == nil {
-					o.fenced = p.sig
-				}
-			}
-			delete(d.pending, k)
+	d.pending.DeleteFunc(func(_ pendingKey, p pending) bool {
+		if !all && now.Sub(p.sig.Time) <= pairWindow {
+			return false
 		}
-	}
-}
-
-// remember stores a signal by datanode, bounded.
-func (d *detector) remember(m map[string]*catalogue.Signal, k string, s *catalogue.Signal) {
-	if _, ok := m[k]; !ok && len(m) >= maxTracked {
-		var oldest string
-		for key, v := range m {
-			if oldest == "" || v.Time.Before(m[oldest].Time) {
-				oldest = key
+		if p.fence == fenceOlder {
+			if o := d.after(patternOlder, p.sig.Datanode.Host, p.sig.Time); o != nil && o.fenced == nil {
+				o.fenced, o.followed = keep(p.sig), true
 			}
 		}
-		delete(m, oldest)
-	}
-	m[k] = s
+		return true
+	})
 }
 
 // pair handles one T31+T30 pair.
 func (d *detector) pair(t31, t30 *catalogue.Signal) {
 	o := d.occurrence(patternOlder, t31.Datanode, t31.Time)
-	if o.total == 0 {
-		o.registered = d.registrations[dnKey(t31.Datanode.Host)]
+	if r, ok := d.registrations.Get(detectors.HostKey(t31.Datanode.Host)); ok && o.total == 0 {
+		o.registered = &r
 	}
 	o.add(t31.Host, t31.Time, t31, t30)
 	o.dnVersion, o.scmVersion = t31.Version, t31.Version2
@@ -305,16 +318,14 @@ func (d *detector) newer(s, t30 *catalogue.Signal) {
 // opening one at t if there is none.
 func (d *detector) occurrence(pattern string, dn catalogue.Datanode, t time.Time) *occurrence {
 	k := openKey(pattern, dn.Host)
-	if o := d.open[k]; o != nil {
+	if o, _ := d.open.Get(k); o != nil {
+		d.open.Touch(k)
 		return o
-	}
-	if len(d.open) >= maxTracked {
-		d.dropOldestOpen()
 	}
 	dn = d.env.Identity.Complete(dn)
 	o := newOccurrence(pattern, dn, t)
 	o.dnOzone = d.version(dn.Host)
-	d.open[k] = o
+	d.open.Put(k, o) // beyond the limit, the occurrence counted least recently is forgotten
 	return o
 }
 
@@ -322,9 +333,9 @@ func (d *detector) occurrence(pattern string, dn catalogue.Datanode, t time.Time
 // for the newer-datanode finding.
 func openKey(pattern, host string) string {
 	if pattern == patternNewer {
-		return "newer/" + dnKey(host)
+		return "newer/" + detectors.HostKey(host)
 	}
-	return dnKey(host)
+	return detectors.HostKey(host)
 }
 
 // scmStarted notes an SCM (re)start after the newer-datanode lines: the
@@ -332,50 +343,45 @@ func openKey(pattern, host string) string {
 func (d *detector) scmStarted(s *catalogue.Signal) {
 	note := func(o *occurrence) {
 		if o.pattern == patternNewer && o.scmRestart == nil && !s.Time.Before(o.last) {
-			o.scmRestart = s
+			o.scmRestart, o.followed = keep(s), true
 		}
 	}
-	for _, o := range d.open {
+	for _, o := range d.open.All() {
 		note(o)
 	}
-	for _, o := range d.closed {
+	for _, o := range d.closed.Items() {
 		note(o)
 	}
-}
-
-func (d *detector) dropOldestOpen() {
-	var oldest string
-	for k, o := range d.open {
-		if oldest == "" || o.last.Before(d.open[oldest].last) {
-			oldest = k
-		}
-	}
-	delete(d.open, oldest)
 }
 
 // after returns the latest occurrence of pattern about the datanode on host
 // whose last line is before t (what follows it may explain why it stopped).
 func (d *detector) after(pattern, host string, t time.Time) *occurrence {
-	if o := d.open[openKey(pattern, host)]; o != nil && !t.Before(o.last) {
+	if o, _ := d.open.Get(openKey(pattern, host)); o != nil && !t.Before(o.last) {
 		return o
 	}
-	k := dnKey(host)
-	for i := len(d.closed) - 1; i >= 0; i-- {
-		if o := d.closed[i]; o.pattern == pattern && dnKey(o.dn.Host) == k && !t.Before(o.last) {
+	k := detectors.HostKey(host)
+	for i := d.closed.Len() - 1; i >= 0; i-- {
+		if o := d.closed.At(i); o.pattern == pattern && detectors.HostKey(o.dn.Host) == k && !t.Before(o.last) {
 			return o
 		}
 	}
 	return nil
 }
 
-// Advance resolves occurrences whose lines stopped.
+// Advance resolves occurrences whose lines stopped, re-reports resolved
+// ones when a line tells what ended them (the decision Flush would
+// otherwise make alone), and forgets resolved occurrences older than the
+// horizon.
 func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	if now.Before(d.nextCheck) {
 		return
 	}
+	d.refresh()
 	d.nextCheck = now.Add(time.Second)
 	d.expirePending(now, false)
-	for k, o := range d.open {
+	var resolved []string
+	for k, o := range d.open.All() {
 		if now.Sub(o.last) <= d.resolveAfter {
 			// Report (or escalate) once the SCMs' lines of one heartbeat are
 			// all in, so that a heartbeat seen by one SCM first does not
@@ -388,29 +394,41 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 			}
 			continue
 		}
-		delete(d.open, k)
+		resolved = append(resolved, k)
+	}
+	for _, k := range resolved {
+		o, _ := d.open.Get(k)
+		d.open.Delete(k)
 		if d.confidence(o) == "" {
 			continue
 		}
+		o.followed = false
 		d.emit(o, detectors.Resolved, emit)
-		d.closed = append(d.closed, o)
-		if len(d.closed) > maxTracked {
-			d.closed = d.closed[1:]
+		d.closed.Push(o)
+	}
+	for _, o := range d.closed.Items() {
+		if o.followed {
+			o.followed = false
+			d.emit(o, detectors.Resolved, emit)
 		}
 	}
+	cut := now.Add(-horizon)
+	d.closed.DropWhile(func(o *occurrence) bool { return o.last.Before(cut) })
 }
 
 // Flush reports what is open (firing, or resolved when it stopped long
 // enough before the end) and re-reports resolved findings with what
 // followed them.
 func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+	d.refresh()
 	d.expirePending(end.Add(pairWindow+time.Nanosecond), false)
-	for _, o := range d.closed {
+	for _, o := range d.closed.Items() {
+		o.followed = false
 		d.emit(o, detectors.Resolved, emit)
 	}
-	keys := slices.Sorted(maps.Keys(d.open))
+	keys := slices.Sorted(slices.Values(d.open.Keys()))
 	for _, k := range keys {
-		o := d.open[k]
+		o, _ := d.open.Get(k)
 		if d.confidence(o) == "" {
 			continue
 		}
@@ -425,7 +443,7 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 // confidence grades what was seen of an occurrence; "" means not enough.
 func (d *detector) confidence(o *occurrence) detectors.Confidence {
 	beats, repeating := o.heartbeats(d.minBeats)
-	several := min(2, len(d.scms))
+	several := min(2, d.scms.Len())
 	switch {
 	case beats < 2:
 		return ""
@@ -451,26 +469,8 @@ func (d *detector) version(host string) string {
 	if v := d.env.Identity.Version(detectors.ShortHost(host)); v != "" {
 		return v
 	}
-	if s := d.versions[dnKey(host)]; s != nil {
+	if s, ok := d.versions.Get(detectors.HostKey(host)); ok {
 		return s.Version
 	}
 	return ""
-}
-
-// dnKey names a datanode by its short host, lower case.
-func dnKey(host string) string { return strings.ToLower(detectors.ShortHost(host)) }
-
-// shortSource trims a settings source such as "ozone-site.xml
-// (/tmp/x/bundle/scm1/ozone-site.xml)" to its last two path elements, so
-// that a finding does not depend on where the input was unpacked.
-func shortSource(src string) string {
-	open, end := strings.IndexByte(src, '('), strings.LastIndexByte(src, ')')
-	if open < 0 || end < open {
-		return src
-	}
-	p := strings.Split(strings.ReplaceAll(src[open+1:end], "\\", "/"), "/")
-	if len(p) > 2 {
-		p = p[len(p)-2:]
-	}
-	return src[:open+1] + strings.Join(p, "/") + src[end:]
 }

@@ -29,10 +29,11 @@ var (
 
 // run feeds signals through an engine holding only this detector.
 type run struct {
-	t       *testing.T
-	eng     *detectors.Engine
-	line    int
-	emitted []detectors.Finding
+	t        *testing.T
+	settings *site.Config
+	eng      *detectors.Engine
+	line     int
+	emitted  []detectors.Finding
 }
 
 func newRun(t *testing.T, settings map[string]string, options map[string]string) *run {
@@ -41,7 +42,7 @@ func newRun(t *testing.T, settings map[string]string, options map[string]string)
 	for k, v := range settings {
 		cfg.Set(k, v, "ozone-site.xml")
 	}
-	r := &run{t: t}
+	r := &run{t: t, settings: cfg}
 	reg := olddatanode.Registration
 	inner := reg.New
 	reg.New = func(env *detectors.Env) (detectors.Detector, error) {
@@ -575,5 +576,37 @@ func TestDocRemediationExecutes(t *testing.T) {
 				t.Errorf("%s: unfilled step %q", p, s)
 			}
 		}
+	}
+}
+
+// A heartbeat interval learned after the detector was built (ozone-site.xml
+// arriving mid-stream) is used from then on.
+func TestHeartbeatIntervalLearnedLater(t *testing.T) {
+	r := newRun(t, nil, nil)
+	r.settings.Set("hdds.heartbeat.interval", "10s", "ozone-site.xml")
+	r.finalized(t0)
+	last := r.pairs(scms, dn3, t0.Add(20*time.Second), 10*time.Second, 5)
+	last = r.pairs(scms, dn3, last.Add(40*time.Second), 10*time.Second, 5)
+	fs := r.flush(last.Add(time.Second))
+	if len(fs) != 2 || fs[0].Facts["heartbeat_interval"] != "10s (ozone-site.xml)" || fs[0].Facts["resolve_after"] != "30s (3 heartbeat intervals)" {
+		t.Fatalf("%v", fs)
+	}
+}
+
+// What ends a resolved occurrence is reported when its line comes, not only
+// at the end of the input; the state says what it holds.
+func TestResolutionUpdatedInTime(t *testing.T) {
+	r := newRun(t, nil, nil)
+	r.finalized(t0)
+	last := r.pairs(scms, dn3, t0.Add(20*time.Second), 30*time.Second, 10)
+	r.eng.Advance(last.Add(5 * time.Minute))
+	n := len(r.emitted)
+	if n == 0 || r.emitted[n-1].State != detectors.Resolved || r.emitted[n-1].Facts["resolution"] != "the pair stopped; nothing in the input says why" {
+		t.Fatalf("want a resolution without a reason, got %v", r.emitted)
+	}
+	r.add(catalogue.Signal{Kind: catalogue.FinalizeCommandSent, Time: last.Add(6 * time.Minute), Host: scms[0], Datanode: dn3, Version: old, Version2: zdu})
+	r.eng.Advance(last.Add(7 * time.Minute))
+	if len(r.emitted) != n+1 || !strings.HasPrefix(r.emitted[n].Facts["resolution"], "datanode upgraded") || r.emitted[n].Key != r.emitted[n-1].Key {
+		t.Fatalf("want the resolution re-reported with its reason, got %v", r.emitted[n:])
 	}
 }

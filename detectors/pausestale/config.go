@@ -2,13 +2,11 @@ package pausestale
 
 import (
 	"fmt"
-	"path"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/site"
 )
 
 // Settings the detector judges against (signatures-scm.md §1.2).
@@ -32,31 +30,65 @@ type threshold struct {
 func (t threshold) String() string { return fmt.Sprintf("%s (%s)", t.d, t.src) }
 
 // config holds the intervals in effect and the windows derived from them.
+// They are derived from the settings again whenever these change (the
+// engine learns ozone-site.xml and STARTUP_MSG conf as the run flows); the
+// intervals the SCM itself reset stay as it reset them.
 type config struct {
 	stale, dead, hb, rpc, thread, close threshold
 	minBurst                            int
+	gen                                 int       // settings generation the intervals come from
+	resetStale, resetDead               threshold // intervals the SCM reset (zero: none)
 }
 
 func newConfig(env *detectors.Env) (config, error) {
-	get := func(key string) threshold {
-		d, src := env.Settings.Duration(key, time.Millisecond)
-		return threshold{d, shortSource(src)}
+	var c config
+	if err := c.derive(env.Settings); err != nil {
+		return c, err
 	}
-	c := config{stale: get(keyStale), dead: get(keyDead), hb: get(keyHB), rpc: get(keyRPC), thread: get(keyThread), close: get(keyClose)}
-	if c.close.d <= 0 {
-		c.close = threshold{60 * time.Second, "Ratis default"}
-	}
-	for _, t := range []threshold{c.stale, c.dead, c.hb, c.thread} {
-		if t.d <= 0 {
-			return c, fmt.Errorf("interval %s: not a positive duration", t)
-		}
-	}
-	n, err := strconv.Atoi(env.Option("min_burst_nodes", "2"))
-	if err != nil || n < 1 {
-		return c, fmt.Errorf("option min_burst_nodes: want a positive integer, got %q", env.Option("min_burst_nodes", "2"))
+	n, _, err := doc().Int(env, "min_burst_nodes")
+	if err != nil {
+		return c, err
 	}
 	c.minBurst = n
 	return c, nil
+}
+
+// derive reads the intervals from the settings. Invalid intervals are an
+// error and leave c as it was.
+func (c *config) derive(s *site.Config) error {
+	get := func(key string) threshold {
+		d, src := s.Duration(key, time.Millisecond)
+		return threshold{d, detectors.ShortSource(src)}
+	}
+	n := *c
+	n.stale, n.dead, n.hb, n.rpc, n.thread, n.close = get(keyStale), get(keyDead), get(keyHB), get(keyRPC), get(keyThread), get(keyClose)
+	if n.close.d <= 0 {
+		n.close = threshold{60 * time.Second, "Ratis default"}
+	}
+	for _, t := range []threshold{n.stale, n.dead, n.hb, n.thread} {
+		if t.d <= 0 {
+			return fmt.Errorf("interval %s: not a positive duration", t)
+		}
+	}
+	if n.resetStale.d > 0 {
+		n.stale = n.resetStale
+	}
+	if n.resetDead.d > 0 {
+		n.dead = n.resetDead
+	}
+	n.gen = s.Generation()
+	*c = n
+	return nil
+}
+
+// refresh re-derives the intervals when the settings changed since; a
+// change to invalid values keeps the previous ones.
+func (c *config) refresh(s *site.Config) {
+	if g := s.Generation(); g != c.gen {
+		if c.derive(s) != nil {
+			c.gen = g
+		}
+	}
 }
 
 // reset applies an interval the SCM itself reset (ServerUtils sanity rule).
@@ -67,9 +99,9 @@ func (c *config) reset(s *catalogue.Signal) {
 	t := threshold{s.Duration, "reset by the SCM on " + s.Host}
 	switch s.Attrs["key"] {
 	case keyStale:
-		c.stale = t
+		c.stale, c.resetStale = t, t
 	case keyDead:
-		c.dead = t
+		c.dead, c.resetDead = t, t
 	}
 }
 
@@ -100,25 +132,4 @@ func (c *config) facts(f map[string]string) {
 	f["heartbeat_rpc_timeout"] = c.rpc.String()
 	f["health_check_interval"] = c.thread.String()
 	f["hold_off"] = c.holdoff().String() + " (heartbeat interval + RPC timeout)"
-}
-
-// shortSource shortens a file path inside a setting's source label, e.g.
-// "ozone-site.xml (/tmp/b/scm1/ozone-site.xml)" to
-// "ozone-site.xml (scm1/ozone-site.xml)": the host directory and the file
-// name are what a reader needs.
-func shortSource(src string) string {
-	open, end := strings.IndexByte(src, '('), strings.LastIndexByte(src, ')')
-	if open < 0 || end < open {
-		return src
-	}
-	inner := src[open+1 : end]
-	if !strings.Contains(inner, "/") || strings.ContainsAny(inner, " ") {
-		return src
-	}
-	p := strings.TrimRight(inner, "/")
-	dir, file := path.Split(p)
-	if host := path.Base(strings.TrimRight(dir, "/")); host != "." && host != "/" && host != "" {
-		file = host + "/" + file
-	}
-	return src[:open+1] + file + src[end:]
 }

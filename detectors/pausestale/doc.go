@@ -33,7 +33,10 @@ func doc() detectors.Doc {
 			`ReplicationManager starts copying containers that are not under-replicated at all). With their ` +
 			`next heartbeat they come back (HEALTHY READONLY then HEALTHY on 2.x, HEALTHY directly on the ZDU ` +
 			`branch). A pause longer than the Ratis close threshold (60s unless raised) makes Ratis close the ` +
-			`SCM's server and the SCM terminates with "scm statemachine is closed by ratis".` + "\n\n" +
+			`SCM's server and the SCM terminates with "scm statemachine is closed by ratis". That outcome marks ` +
+			`no datanode STALE or DEAD, so it is not HDDS-17519: it is reported as its own finding (defect ` +
+			`"unclassified", title "SCM terminated after a pause longer than the Ratis close threshold (not ` +
+			`HDDS-17519)") with the remediation of a terminated SCM.` + "\n\n" +
 			`The signature is a pause on the SCM — the Ratis JvmPauseMonitor WARN "Detected pause in JVM or ` +
 			`host machine approximately …", the skip line, or a silence in the SCM's own log — followed within ` +
 			`the hold-off by STALE/DEAD transitions of datanodes that return within about one heartbeat ` +
@@ -83,6 +86,31 @@ func doc() detectors.Doc {
 			catalogue.IntervalReset, catalogue.Terminating, catalogue.StartupMsg, catalogue.ShutdownMsg,
 			catalogue.HeartbeatFromUnregistered, catalogue.DatanodeRegistered,
 		},
-		Needs: []parsers.Component{parsers.ComponentSCM},
+		Needs:   []parsers.Component{parsers.ComponentSCM},
+		Package: "pausestale",
+		// Affected and fixed versions, read in apache/ozone's history (mirror at
+		// master 0c20b823e209, 2026-08-22; newest tag ozone-2.2.0, 2026-08-03):
+		// `git log --all --grep HDDS-17519` finds nothing, so no branch or tag
+		// has a fix. The one-iteration skip ("Detected long delay in
+		// scheduling HB processing thread") came with HDDS-1454 (b8881e47d89,
+		// 2019-06-19; `git tag --contains`: ozone-0.4.2-alpha-RC0, first
+		// release ozone-0.5.0-beta), and before it the health check did not
+		// skip at all: every release marks live datanodes STALE after a pause
+		// of the stale interval.
+		Affected:     "*",
+		VersionsRead: "every release (HDDS-1454, b8881e47d89, first in ozone-0.5.0-beta, added the one-iteration skip; before it no skip at all); HDDS-17519 is in no commit of apache/ozone: not fixed in any release as of ozone-2.2.0 (2026-08-03), nor on master (0c20b823e209, 2026-08-22)",
+		// An episode closes by itself within the hold-off plus the return
+		// window after its last transition (under two minutes with
+		// Ozone's defaults), a termination within two return windows of
+		// the restart; what outlives them is a datanode's SHUTDOWN_MSG,
+		// which counts for the dead interval plus the hold-off (10m35s by
+		// default), and an SCM host with nothing open. An hour covers a
+		// dead interval raised sixfold; longer configured intervals keep
+		// the SHUTDOWN_MSGs as long as they need. Hosts known from their
+		// STARTUP_MSG to run an SCM are not forgotten by age (an SCM runs
+		// for months), only beyond their limit.
+		Horizon: horizon,
+		Options: []detectors.Option{{Name: "min_burst_nodes", Kind: detectors.OptionInt, Default: "2", Min: "1",
+			Doc: "how many returning datanodes a silence in the SCM log (with no pause line) needs to count as a pause"}},
 	}
 }

@@ -15,6 +15,7 @@ import (
 // datanodes a fact lists by name.
 const (
 	maxNodes = 4096
+	maxPipes = 4 * maxNodes
 	maxNamed = 20
 )
 
@@ -28,14 +29,12 @@ type episode struct {
 	measured bool          // a pause line, not only a log silence, measured it
 	lines    map[catalogue.Kind]int
 
-	nodes   map[string]*node // by datanode UUID
-	order   []string
-	ignored int // datanodes beyond maxNodes
+	nodes   *detectors.Bounded[string, *node] // by datanode UUID, in order of their first transition
+	emitted bool                              // reported (maybe pending) before the episode closed
 
-	pipes      map[string]bool // pipelines the stale handler finalized
-	pipeOrder  []string
-	closed     int // of those, moved to CLOSED
-	removed    int // of those, removed (dead handler)
+	pipes      *detectors.Bounded[string, bool] // pipelines the stale handler finalized
+	closed     int                              // of those, moved to CLOSED
+	removed    int                              // of those, removed (dead handler)
 	cmdDropped int64
 	lastChange time.Time // latest STALE/DEAD transition
 	ev         detectors.EvidenceLog
@@ -54,7 +53,8 @@ type node struct {
 
 func newEpisode(scm string, s *catalogue.Signal) *episode {
 	ep := &episode{scm: scm, pauseEnd: s.Time, lines: map[catalogue.Kind]int{},
-		nodes: map[string]*node{}, pipes: map[string]bool{}}
+		nodes: detectors.NewBounded[string, *node](maxNodes, detectors.EvictOldest),
+		pipes: detectors.NewBounded[string, bool](maxPipes, detectors.EvictOldest)}
 	ep.key = detectors.ShortHost(scm) + "/" + s.Time.UTC().Format("2006-01-02T15:04:05.000Z")
 	return ep
 }
@@ -73,7 +73,7 @@ func (ep *episode) strong() bool {
 // transitionWindow reports whether a STALE/DEAD transition at t follows the
 // pause within the hold-off.
 func (ep *episode) transitionWindow(c *config, t time.Time) bool {
-	return !t.Before(ep.pauseEnd.Add(-c.tolerance())) && !t.After(ep.pauseEnd.Add(c.holdoff()+c.tolerance()))
+	return detectors.InWindow(t, ep.pauseEnd, ep.pauseEnd.Add(c.holdoff()), c.tolerance())
 }
 
 // closeAt is when nothing more can belong to the episode.
@@ -122,15 +122,10 @@ func (ep *episode) observe(c *config, s *catalogue.Signal, stopped func(catalogu
 		if !ep.transitionWindow(c, s.Time) || s.Datanode.UUID == "" {
 			return false
 		}
-		n := ep.nodes[s.Datanode.UUID]
+		n, _ := ep.nodes.Get(s.Datanode.UUID)
 		if n == nil {
-			if len(ep.nodes) >= maxNodes {
-				ep.ignored++
-				return false
-			}
 			n = &node{dn: s.Datanode, stopped: stopped(s.Datanode, s.Time)}
-			ep.nodes[s.Datanode.UUID] = n
-			ep.order = append(ep.order, s.Datanode.UUID)
+			ep.nodes.Put(s.Datanode.UUID, n)
 		}
 		if s.Kind == catalogue.NodeStale {
 			n.stale = true
@@ -140,14 +135,11 @@ func (ep *episode) observe(c *config, s *catalogue.Signal, stopped func(catalogu
 		n.last, n.back, n.healthy = s.Time, time.Time{}, time.Time{}
 		ep.lastChange = s.Time
 		for _, p := range s.Pipelines {
-			if !ep.pipes[p] {
-				ep.pipes[p] = true
-				ep.pipeOrder = append(ep.pipeOrder, p)
-			}
+			ep.pipes.Put(p, true)
 		}
 		ep.ev.Add(detectors.EvidenceOf(s))
 	case catalogue.NodeHealthyReadonly, catalogue.NodeHealthy:
-		n := ep.nodes[s.Datanode.UUID]
+		n, _ := ep.nodes.Get(s.Datanode.UUID)
 		if n == nil || s.Time.Sub(n.last) > c.returnWindow()+c.thread.d {
 			return false
 		}
@@ -162,7 +154,7 @@ func (ep *episode) observe(c *config, s *catalogue.Signal, stopped func(catalogu
 		}
 		ep.ev.Add(detectors.EvidenceOf(s))
 	case catalogue.PipelineClosed, catalogue.PipelineRemoved:
-		if !ep.pipes[s.Pipeline] {
+		if !ep.pipes.Has(s.Pipeline) {
 			return false
 		}
 		if s.Kind == catalogue.PipelineClosed {
@@ -172,7 +164,7 @@ func (ep *episode) observe(c *config, s *catalogue.Signal, stopped func(catalogu
 		}
 		ep.ev.Add(detectors.EvidenceOf(s))
 	case catalogue.DeadNodeQueueCleared, catalogue.DeadNodeCommandsCleaned:
-		if n := ep.nodes[s.Datanode.UUID]; n != nil && n.dead {
+		if n, _ := ep.nodes.Get(s.Datanode.UUID); n != nil && n.dead {
 			ep.cmdDropped += s.Count
 			ep.ev.Add(detectors.EvidenceOf(s))
 		}
@@ -183,8 +175,7 @@ func (ep *episode) observe(c *config, s *catalogue.Signal, stopped func(catalogu
 // split sorts the datanodes: back (the defect's victims), out (not back
 // yet) and stopped (they shut down themselves).
 func (ep *episode) split() (back, out, stopped []*node) {
-	for _, id := range ep.order {
-		n := ep.nodes[id]
+	for _, n := range ep.nodes.All() {
 		switch {
 		case n.stopped:
 			stopped = append(stopped, n)
@@ -212,6 +203,12 @@ func (ep *episode) qualifies(c *config, knownDatanodes int) bool {
 // finding renders the episode as of now. Datanodes not back whose return
 // window is still open at now are still STALE/DEAD: the finding fires.
 func (ep *episode) finding(c *config, env *detectors.Env, now time.Time) detectors.Finding {
+	f := ep.render(c, env, now)
+	doc().GateVersion(&f, env.Identity, ep.scm)
+	return f
+}
+
+func (ep *episode) render(c *config, env *detectors.Env, now time.Time) detectors.Finding {
 	back, out, stopped := ep.split()
 	var open, gone []*node
 	for _, n := range out {
@@ -270,7 +267,7 @@ func (ep *episode) finding(c *config, env *detectors.Env, now time.Time) detecto
 	} else {
 		f.Facts["max_return"] = "(no return seen)"
 	}
-	f.Facts["pipelines_finalized"] = strconv.Itoa(len(ep.pipeOrder))
+	f.Facts["pipelines_finalized"] = strconv.Itoa(ep.pipes.Len() + int(ep.pipes.Evicted()))
 	f.Facts["pipelines_closed"] = strconv.Itoa(ep.closed)
 	if ep.removed > 0 {
 		f.Facts["pipelines_removed"] = strconv.Itoa(ep.removed)
@@ -287,11 +284,8 @@ func (ep *episode) finding(c *config, env *detectors.Env, now time.Time) detecto
 	if len(stopped) > 0 {
 		f.Facts["stopped_themselves"] = nodeNames(env, stopped)
 	}
-	if ep.ignored > 0 {
-		f.Facts["datanodes_not_tracked"] = strconv.Itoa(ep.ignored)
-	}
-	if v := env.Identity.Version(ep.scm); v != "" {
-		f.Facts["ozone_version"] = v
+	if n := ep.nodes.Evicted(); n > 0 {
+		f.Facts["datanodes_not_tracked"] = strconv.FormatInt(n, 10)
 	}
 	if ep.ev.Dropped() > 0 {
 		f.Facts["evidence_dropped"] = strconv.Itoa(ep.ev.Dropped())
@@ -301,30 +295,35 @@ func (ep *episode) finding(c *config, env *detectors.Env, now time.Time) detecto
 	for _, n := range subjects {
 		f.Entities.Datanodes = append(f.Entities.Datanodes, env.Identity.Complete(n.dn))
 	}
-	sort.Slice(f.Entities.Datanodes, func(i, j int) bool {
-		a, b := f.Entities.Datanodes[i], f.Entities.Datanodes[j]
-		if a.Host != b.Host {
-			return a.Host < b.Host
-		}
-		return a.UUID < b.UUID
-	})
-	f.Entities.Pipelines = append([]string(nil), ep.pipeOrder...)
+	detectors.SortDatanodes(f.Entities.Datanodes)
+	f.Entities.Pipelines = ep.pipes.Keys()
 	sort.Strings(f.Entities.Pipelines)
 	f.Evidence = ep.ev.List()
 	detectors.SortEvidence(f.Evidence)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "The SCM on %s was paused %s until %s; right after, it marked %d live datanode(s) STALE (%s)",
-		ep.scm, pause, ep.pauseEnd.Format("2006-01-02 15:04:05"), len(subjects), shortList(f.Entities.Datanodes))
+		ep.scm, pause, detectors.Stamp(ep.pauseEnd), len(subjects), shortList(f.Entities.Datanodes))
 	if dead > 0 {
 		fmt.Fprintf(&b, ", %d of them DEAD with their replicas dropped,", dead)
 	}
-	fmt.Fprintf(&b, " and closed %d pipeline(s).", len(ep.pipeOrder))
+	// The STALE handler closes the datanodes' pipelines on the leader SCM
+	// only; a follower logs the attempt and no "moved to CLOSED" line.
+	switch pipes := ep.pipes.Len() + int(ep.pipes.Evicted()); {
+	case pipes == 0:
+		b.WriteString(".")
+	case ep.closed >= pipes:
+		fmt.Fprintf(&b, " and closed %d pipeline(s).", pipes)
+	case ep.closed > 0:
+		fmt.Fprintf(&b, " and closed %d of the %d pipeline(s) they were in.", ep.closed, pipes)
+	default:
+		fmt.Fprintf(&b, "; none of the %d pipeline(s) they were in was logged as closed.", pipes)
+	}
 	switch {
 	case len(open) > 0 && len(back) > 0:
-		fmt.Fprintf(&b, " %d were back within %s; %d were still out at %s.", len(back), maxReturn, len(open), now.Format("2006-01-02 15:04:05"))
+		fmt.Fprintf(&b, " %d were back within %s; %d were still out at %s.", len(back), maxReturn, len(open), detectors.Stamp(now))
 	case len(open) > 0:
-		fmt.Fprintf(&b, " None had returned at %s, the end of the input.", now.Format("2006-01-02 15:04:05"))
+		fmt.Fprintf(&b, " None had returned at %s, the end of the input.", detectors.Stamp(now))
 	default:
 		fmt.Fprintf(&b, " All were back within %s.", maxReturn)
 	}
@@ -360,7 +359,7 @@ func (ep *episode) signalsText(back, open int) string {
 		}
 	}
 	stale, dead := 0, 0
-	for _, n := range ep.nodes {
+	for _, n := range ep.nodes.All() {
 		if n.stale {
 			stale++
 		}

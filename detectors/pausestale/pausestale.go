@@ -1,7 +1,7 @@
 package pausestale
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,22 +21,26 @@ const (
 	maxStarted = 64   // hosts known to run an SCM from its STARTUP_MSG
 )
 
+// horizon is the detector's Doc.Horizon (doc.go says why).
+const horizon = time.Hour
+
 type detector struct {
-	env   *detectors.Env
-	cfg   config
-	scms  map[string]*scmState
-	hosts []string             // keys of scms, sorted
-	stops map[string]time.Time // datanode short host -> its latest SHUTDOWN_MSG
+	env  *detectors.Env `state:"-"`
+	cfg  config
+	scms *detectors.Bounded[string, *scmState] // by host, least recently seen evicted
+	// stops holds each datanode's latest SHUTDOWN_MSG by short host.
+	stops *detectors.Bounded[string, time.Time]
 	// started holds the hosts whose STARTUP_MSG names the SCM, so that a
 	// stream whose component is unknown can be told to be an SCM's.
-	started map[string]bool
+	started *detectors.Bounded[string, bool]
+	sweep   detectors.Sweep
 }
 
 // scmState is what the detector follows on one SCM host.
 type scmState struct {
 	host    string
 	seen    time.Time
-	pending []catalogue.Signal // node lines not yet attributed to a pause
+	pending *detectors.Ring[catalogue.Signal] // node lines not yet attributed to a pause
 	ep      *episode
 	term    *termination
 	// lastPause is the latest pause line at least as long as the Ratis
@@ -49,14 +53,41 @@ func newDetector(env *detectors.Env) (detectors.Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &detector{env: env, cfg: cfg, scms: map[string]*scmState{}, stops: map[string]time.Time{}, started: map[string]bool{}}, nil
+	return &detector{env: env, cfg: cfg,
+		scms:    detectors.NewBounded[string, *scmState](maxSCMs, detectors.EvictLeastRecent),
+		stops:   detectors.NewBounded[string, time.Time](maxStops, detectors.EvictLeastRecent),
+		started: detectors.NewBounded[string, bool](maxStarted, detectors.EvictLeastRecent)}, nil
 }
+
+// StateStats implements detectors.StateReporter.
+func (d *detector) StateStats() []detectors.StateStat {
+	out := []detectors.StateStat{d.scms.Stat("scm hosts"), d.stops.Stat("datanode shutdowns"), d.started.Stat("scm startups")}
+	pend := detectors.StateStat{Name: "node lines before a pause line"}
+	nodes := detectors.StateStat{Name: "episode datanodes"}
+	for _, st := range d.scms.All() {
+		s := st.pending.Stat("")
+		pend.Entries += s.Entries
+		pend.Limit += s.Limit
+		pend.Evicted += s.Evicted
+		if st.ep != nil {
+			s := st.ep.nodes.Stat("")
+			nodes.Entries += s.Entries
+			nodes.Limit += s.Limit
+			nodes.Evicted += s.Evicted
+		}
+	}
+	return append(out, pend, nodes)
+}
+
+// hosts returns the SCM hosts followed, sorted.
+func (d *detector) hosts() []string { return slices.Sorted(slices.Values(d.scms.Keys())) }
 
 // Observe implements detectors.Detector.
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	if s.Time.IsZero() {
 		return
 	}
+	d.cfg.refresh(d.env.Settings)
 	switch s.Kind {
 	case catalogue.IntervalReset:
 		if s.Component == parsers.ComponentSCM || s.Component == parsers.ComponentUnknown {
@@ -69,7 +100,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	case catalogue.Terminating:
 		d.onTerminating(s, emit)
 	case catalogue.HeartbeatFromUnregistered, catalogue.DatanodeRegistered:
-		if st := d.scms[s.Host]; st != nil && st.term != nil && !st.term.restart.IsZero() {
+		if st, _ := d.scms.Get(s.Host); st != nil && st.term != nil && !st.term.restart.IsZero() {
 			st.term.addReregistration(s)
 			emit(st.term.finding(&d.cfg, d.env, time.Time{}))
 		}
@@ -83,39 +114,62 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 
 // Advance implements detectors.Detector.
 func (d *detector) Advance(now time.Time, emit detectors.Emit) {
+	d.cfg.refresh(d.env.Settings)
 	c := &d.cfg
-	for _, h := range d.hosts {
-		st := d.scms[h]
+	// In the map's order (least recently seen first), which is as fixed as
+	// the input; Advance runs for every new signal time and does not sort.
+	for h, st := range d.scms.All() {
 		if st.ep != nil && now.After(st.ep.closeAt(c)) {
 			d.finish(st, now, emit)
 		}
 		cut := now.Add(-c.tolerance() - time.Second)
-		i := 0
-		for i < len(st.pending) && st.pending[i].Time.Before(cut) {
-			i++
-		}
-		st.pending = st.pending[i:]
-		if t := st.term; t != nil && (t.expired(now) || !t.restart.IsZero() && now.Sub(t.restart) > 2*c.returnWindow()) {
-			// An unconfirmed close is dropped here once exitWait has
+		st.pending.DropWhile(func(s catalogue.Signal) bool { return s.Time.Before(cut) })
+		if t := st.term; t != nil && t.expired(now) {
+			// An unconfirmed close is withdrawn here once exitWait has
 			// passed: the SCM did not terminate, or any later line of
 			// its own (which moves the clock past exitWait before it is
 			// observed) contradicts the termination.
+			d.dropTerm(st, "no termination line or SHUTDOWN_MSG of the SCM within "+exitWait.String()+" of the close", emit)
+		} else if t != nil && !t.restart.IsZero() && now.Sub(t.restart) > 2*c.returnWindow() {
 			st.term = nil
 		}
+		if st.ep == nil && st.term == nil && st.pending.Len() == 0 && now.Sub(st.seen) > horizon {
+			d.scms.Delete(h)
+		}
 	}
+	if d.sweep.Due(now, time.Minute) {
+		// A SHUTDOWN_MSG explains transitions up to the dead interval plus
+		// the hold-off after it.
+		keep := max(horizon, c.dead.d+c.holdoff()+c.tolerance())
+		d.stops.DeleteFunc(func(_ string, at time.Time) bool { return now.Sub(at) > keep })
+	}
+}
+
+// dropTerm forgets the termination of st; one still unconfirmed was
+// emitted pending and is withdrawn.
+func (d *detector) dropTerm(st *scmState, reason string, emit detectors.Emit) {
+	if t := st.term; t != nil && !t.confirmed() {
+		emit(detectors.Withdraw(t.finding(&d.cfg, d.env, time.Time{}), reason))
+	}
+	st.term = nil
 }
 
 // Flush implements detectors.Detector.
 func (d *detector) Flush(end time.Time, emit detectors.Emit) {
-	for _, h := range d.hosts {
-		st := d.scms[h]
+	d.cfg.refresh(d.env.Settings)
+	for _, h := range d.hosts() {
+		st, _ := d.scms.Get(h)
 		if st.ep != nil {
 			d.finish(st, end, emit)
 		}
 		// The input ends within exitWait of a close ERROR: whether the
 		// SCM terminated is not in the input.
-		if t := st.term; t != nil && !t.confirmed() && !t.expired(end) {
-			emit(t.finding(&d.cfg, d.env, end))
+		if t := st.term; t != nil && !t.confirmed() {
+			if t.expired(end) {
+				d.dropTerm(st, "no termination line or SHUTDOWN_MSG of the SCM within "+exitWait.String()+" of the close", emit)
+			} else {
+				emit(t.finding(&d.cfg, d.env, end))
+			}
 		}
 	}
 }
@@ -131,7 +185,7 @@ func fromSCM(s *catalogue.Signal) bool {
 // unknown. OMs and datanodes run the same Ratis server and log the same
 // close-threshold ERROR.
 func (d *detector) knownSCM(s *catalogue.Signal) bool {
-	return s.Component == parsers.ComponentSCM || s.Component == parsers.ComponentUnknown && d.started[s.Host]
+	return s.Component == parsers.ComponentSCM || s.Component == parsers.ComponentUnknown && d.started.Has(s.Host)
 }
 
 func (d *detector) onPause(s *catalogue.Signal, emit detectors.Emit) {
@@ -141,7 +195,7 @@ func (d *detector) onPause(s *catalogue.Signal, emit detectors.Emit) {
 	c := &d.cfg
 	st := d.scm(s.Host, s.Time)
 	if s.Kind == catalogue.RaftPauseClose && d.knownSCM(s) {
-		d.startTermination(st, s)
+		d.startTermination(st, s, emit)
 	}
 	if s.Kind != catalogue.LogGap && s.Duration >= c.close.d {
 		st.lastPause = *s
@@ -160,8 +214,8 @@ func (d *detector) onPause(s *catalogue.Signal, emit detectors.Emit) {
 	st.ep.addPause(s)
 	// Node lines logged just before the pause line belong to it too.
 	from := s.Time.Add(-c.tolerance())
-	pending := st.pending
-	st.pending = nil
+	pending := st.pending.Items()
+	st.pending.Clear()
 	for i := range pending {
 		if !pending[i].Time.Before(from) {
 			d.onNode(&pending[i], emit)
@@ -175,14 +229,18 @@ func (d *detector) onNode(s *catalogue.Signal, emit detectors.Emit) {
 	st := d.scm(s.Host, s.Time)
 	if ep := st.ep; ep != nil && !s.Time.Before(ep.pauseEnd.Add(-c.tolerance())) && !s.Time.After(ep.closeAt(c)) {
 		if ep.observe(c, s, d.stopped) && ep.qualifies(c, len(d.env.Identity.Datanodes())) {
-			emit(ep.finding(c, d.env, s.Time))
+			f := ep.finding(c, d.env, s.Time)
+			if !ep.strong() {
+				// A silence alone is judged against the cluster's size,
+				// which the run may still be learning: decided at finish.
+				f.State = detectors.Pending
+			}
+			ep.emitted = true
+			emit(f)
 		}
 		return
 	}
-	if len(st.pending) >= maxPending {
-		st.pending = append(st.pending[:0], st.pending[1:]...)
-	}
-	st.pending = append(st.pending, *s)
+	st.pending.Push(*s)
 }
 
 // finish closes the open episode of st at now and reports it if it shows
@@ -197,6 +255,9 @@ func (d *detector) finish(st *scmState, now time.Time, emit detectors.Emit) {
 		return
 	}
 	if !ep.strong() {
+		if ep.emitted {
+			emit(detectors.Withdraw(ep.finding(c, d.env, now), "the silence in the SCM log is not followed by a burst of most of the cluster's datanodes"))
+		}
 		return
 	}
 	_, out, _ := ep.split()
@@ -215,7 +276,7 @@ func (d *detector) stopped(dn catalogue.Datanode, t time.Time) bool {
 	if dn.Host == "" {
 		return false
 	}
-	at, ok := d.stops[detectors.ShortHost(dn.Host)]
+	at, ok := d.stops.Get(detectors.ShortHost(dn.Host))
 	return ok && !at.Before(t.Add(-d.cfg.dead.d-d.cfg.holdoff())) && !at.After(t.Add(d.cfg.tolerance()))
 }
 
@@ -229,15 +290,12 @@ func (d *detector) onShutdown(s *catalogue.Signal, emit detectors.Emit) {
 		if host == "" {
 			return
 		}
-		if _, ok := d.stops[detectors.ShortHost(host)]; !ok && len(d.stops) >= maxStops {
-			d.forgetOldestStop()
-		}
-		d.stops[detectors.ShortHost(host)] = s.Time
+		d.stops.Put(detectors.ShortHost(host), s.Time)
 	case s.Attrs["service"] == "StorageContainerManager":
 		// Before the termination line, only a SHUTDOWN_MSG within exitWait
 		// of the close ERROR counts (Advance drops the close after that);
 		// after it, the shutdown hooks may take a while.
-		if st := d.scms[s.Host]; st != nil && st.term != nil && st.term.restart.IsZero() &&
+		if st, _ := d.scms.Get(s.Host); st != nil && st.term != nil && st.term.restart.IsZero() &&
 			(!st.term.sawExit || !s.Time.After(st.term.exitAt.Add(d.cfg.holdoff()))) {
 			st.term.addShutdown(s)
 			emit(st.term.finding(&d.cfg, d.env, time.Time{}))
@@ -245,25 +303,12 @@ func (d *detector) onShutdown(s *catalogue.Signal, emit detectors.Emit) {
 	}
 }
 
-func (d *detector) forgetOldestStop() {
-	var oldest string
-	var at time.Time
-	for h, t := range d.stops {
-		if oldest == "" || t.Before(at) || (t.Equal(at) && h < oldest) {
-			oldest, at = h, t
-		}
-	}
-	delete(d.stops, oldest)
-}
-
 func (d *detector) onStartup(s *catalogue.Signal, emit detectors.Emit) {
 	if s.Attrs["service"] != "StorageContainerManager" {
 		return
 	}
-	if !d.started[s.Host] && len(d.started) < maxStarted {
-		d.started[s.Host] = true
-	}
-	st := d.scms[s.Host]
+	d.started.Put(s.Host, true)
+	st, _ := d.scms.Get(s.Host)
 	if st == nil || st.term == nil || !st.term.confirmed() || !st.term.restart.IsZero() {
 		return
 	}
@@ -273,18 +318,23 @@ func (d *detector) onStartup(s *catalogue.Signal, emit detectors.Emit) {
 }
 
 // startTermination handles the Ratis close-threshold ERROR (T06) of an SCM.
-// Nothing is reported yet: the SCM's termination line or SHUTDOWN_MSG must
-// follow within exitWait (onTerminating, onShutdown); Advance drops the
-// close when they do not, and Flush reports it when the input ends first.
-func (d *detector) startTermination(st *scmState, s *catalogue.Signal) {
+// It is reported pending: the SCM's termination line or SHUTDOWN_MSG must
+// follow within exitWait (onTerminating, onShutdown); Advance withdraws the
+// close when they do not, and Flush reports it firing when the input ends
+// first.
+func (d *detector) startTermination(st *scmState, s *catalogue.Signal, emit detectors.Emit) {
 	c := &d.cfg
 	if t := st.term; t == nil || !t.restart.IsZero() || s.Time.Sub(t.pauseEnd) > c.holdoff() {
+		d.dropTerm(st, "another close of the SCM's Ratis server followed", emit)
 		st.term = newTermination(st.host, s)
 		if p := &st.lastPause; p.Kind == catalogue.JVMPause && !s.Time.Before(p.Time) && s.Time.Sub(p.Time) <= c.tolerance() {
 			st.term.addPause(p)
 		}
 	}
 	st.term.addPause(s)
+	if !st.term.confirmed() {
+		emit(st.term.finding(c, d.env, time.Time{}))
+	}
 }
 
 // onTerminating handles "Terminating with exit status 0: scm statemachine is
@@ -301,6 +351,7 @@ func (d *detector) onTerminating(s *catalogue.Signal, emit detectors.Emit) {
 		if p.Time.IsZero() || s.Time.Before(p.Time) || s.Time.Sub(p.Time) > exitWait {
 			return
 		}
+		d.dropTerm(st, "a later termination of the SCM follows another pause", emit)
 		st.term = newTermination(st.host, p)
 		st.term.addPause(p)
 	}
@@ -311,31 +362,13 @@ func (d *detector) onTerminating(s *catalogue.Signal, emit detectors.Emit) {
 // scm returns the state of an SCM host, creating it (and forgetting the
 // least recently seen host beyond maxSCMs).
 func (d *detector) scm(host string, t time.Time) *scmState {
-	st := d.scms[host]
-	if st == nil {
-		if len(d.scms) >= maxSCMs {
-			d.forgetOldestSCM()
-		}
-		st = &scmState{host: host}
-		d.scms[host] = st
-		i := sort.SearchStrings(d.hosts, host)
-		d.hosts = append(d.hosts, "")
-		copy(d.hosts[i+1:], d.hosts[i:])
-		d.hosts[i] = host
+	st, ok := d.scms.Get(host)
+	if !ok {
+		st = &scmState{host: host, pending: detectors.NewRing[catalogue.Signal](maxPending)}
 	}
+	d.scms.Put(host, st)
 	if t.After(st.seen) {
 		st.seen = t
 	}
 	return st
-}
-
-func (d *detector) forgetOldestSCM() {
-	oldest := -1
-	for i, h := range d.hosts {
-		if oldest < 0 || d.scms[h].seen.Before(d.scms[d.hosts[oldest]].seen) {
-			oldest = i
-		}
-	}
-	delete(d.scms, d.hosts[oldest])
-	d.hosts = append(d.hosts[:oldest], d.hosts[oldest+1:]...)
 }

@@ -88,7 +88,7 @@ func run(t *testing.T, in *input, end time.Duration, settings map[string]string,
 	for i := range in.sigs {
 		eng.Observe(&in.sigs[i])
 	}
-	return eng.Flush(t0.Add(end))
+	return detectortest.Reported(eng.Flush(t0.Add(end)))
 }
 
 func one(t *testing.T, fs []detectors.Finding) detectors.Finding {
@@ -115,8 +115,17 @@ func check(t *testing.T, f detectors.Finding, sev detectors.Severity, conf detec
 	if got := hosts(f); got != dnHosts {
 		t.Errorf("datanodes %q, want %q", got, dnHosts)
 	}
-	if f.Defect != "HDDS-17519" || f.Detector != "scm-pause-stale-nodes" {
-		t.Errorf("detector %s %s", f.Detector, f.Defect)
+	// An SCM that terminated after the pause marked no datanode: its own
+	// condition, reported apart from HDDS-17519.
+	want := "HDDS-17519"
+	if o := f.Facts["outcome"]; o == "scm-terminated" || o == "ratis-closed" {
+		want = "unclassified"
+		if f.Title != titleTerminated {
+			t.Errorf("title %q", f.Title)
+		}
+	}
+	if f.Defect != want || f.Detector != "scm-pause-stale-nodes" {
+		t.Errorf("detector %s %s, want defect %s", f.Detector, f.Defect, want)
 	}
 	if len(f.Entities.Hosts) != 1 || f.Entities.Hosts[0] != scm1 {
 		t.Errorf("hosts %v", f.Entities.Hosts)
@@ -392,20 +401,6 @@ func TestBadOption(t *testing.T) {
 	}
 }
 
-func TestShortSource(t *testing.T) {
-	for in, want := range map[string]string{
-		"default": "default",
-		"ozone-site.xml (/tmp/x/bundle/scm1/ozone-site.xml)": "ozone-site.xml (scm1/ozone-site.xml)",
-		"ozone-site.xml (b.tgz!/scm1/ozone-site.xml)":        "ozone-site.xml (scm1/ozone-site.xml)",
-		"STARTUP_MSG conf (scm1.example.com)":                "STARTUP_MSG conf (scm1.example.com)",
-		"reset by the SCM on scm1":                           "reset by the SCM on scm1",
-	} {
-		if got := shortSource(in); got != want {
-			t.Errorf("shortSource(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 const closedByRatis = "scm statemachine is closed by ratis, terminate SCM"
 
 // closeLines adds the pause monitor's WARN and Ratis' close ERROR (T03, T06)
@@ -435,18 +430,18 @@ func TestTerminationConfirmed(t *testing.T) {
 			in.closeLines(scm1, parsers.ComponentSCM, 0)
 			in.add(catalogue.Signal{Kind: catalogue.Terminating, Reason: closedByRatis}, 900*time.Millisecond)
 		}, end: time.Hour, conf: detectors.High, outcome: "scm-terminated",
-			summary: `and terminated itself at 2026-08-23 10:20:00 ("scm statemachine is closed by ratis"); no restart was seen before the input ended.`,
+			summary: `and terminated itself at 2026-08-23 10:20:00 UTC ("scm statemachine is closed by ratis"); no restart was seen before the input ended.`,
 			signals: "Ratis close after pause, SCM terminated"},
 		"T06 then SHUTDOWN_MSG": {in: func(in *input) {
 			in.closeLines(scm1, parsers.ComponentSCM, 0)
 			in.add(catalogue.Signal{Kind: catalogue.ShutdownMsg, Attrs: map[string]string{"service": "StorageContainerManager"}}, 1200*time.Millisecond)
 		}, end: time.Hour, conf: detectors.Medium, outcome: "scm-terminated",
-			summary: "and Ratis shut its server down; the SCM logged SHUTDOWN_MSG at 2026-08-23 10:20:01; no restart was seen before the input ended.",
+			summary: "and Ratis shut its server down; the SCM logged SHUTDOWN_MSG at 2026-08-23 10:20:01 UTC; no restart was seen before the input ended.",
 			signals: "Ratis close after pause, SCM SHUTDOWN_MSG"},
 		"T06 then the input ends": {in: func(in *input) {
 			in.closeLines(scm1, parsers.ComponentSCM, 0)
 		}, end: 2 * time.Second, conf: detectors.Medium, outcome: "ratis-closed",
-			summary: "and Ratis shut its server down at 2026-08-23 10:20:00; the input ends 1.999s later, before the SCM's termination line " +
+			summary: "and Ratis shut its server down at 2026-08-23 10:20:00 UTC; the input ends 1.999s later, before the SCM's termination line " +
 				`("scm statemachine is closed by ratis") or SHUTDOWN_MSG: termination not in the input.`,
 			signals: "Ratis close after pause"},
 		"unknown stream of a host whose STARTUP_MSG names the SCM": {in: func(in *input) {
@@ -540,5 +535,154 @@ func TestTerminationNotConfirmed(t *testing.T) {
 				t.Errorf("want quiet, got %v\n%s", fs, fs[0].Summary)
 			}
 		})
+	}
+}
+
+// collect runs the detector by hand, with the settings and identities the
+// run learns as it flows, and records every emission.
+type collect struct {
+	env *detectors.Env
+	det detectors.Detector
+	got []detectors.Finding
+}
+
+func newCollect(t *testing.T) *collect {
+	t.Helper()
+	c := &collect{env: &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}}
+	var err error
+	if c.det, err = Registration.New(c.env); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c *collect) emit(f detectors.Finding) { c.got = append(c.got, f) }
+
+func (c *collect) feed(in *input) {
+	sort.SliceStable(in.sigs, func(i, j int) bool { return in.sigs[i].Time.Before(in.sigs[j].Time) })
+	for i := range in.sigs {
+		c.env.Identity.Learn(&in.sigs[i])
+		c.det.Advance(in.sigs[i].Time, c.emit)
+		c.det.Observe(&in.sigs[i], c.emit)
+	}
+}
+
+// Settings set after the detector was built (ozone-site.xml learned
+// mid-stream) replace the defaults; an interval the SCM reset stays.
+func TestSettingsLearnedLater(t *testing.T) {
+	c := newCollect(t)
+	for k, v := range map[string]string{keyStale: "30s", keyDead: "60s", keyHB: "5s"} {
+		c.env.Settings.Set(k, v, "ozone-site.xml")
+	}
+	in := &input{}
+	in.pause(catalogue.LogGap, 0, 28*time.Second)
+	in.stale(dns(5), 0, 6*time.Second)
+	c.feed(in)
+	c.det.Flush(t0.Add(time.Hour), c.emit)
+	if len(c.got) == 0 {
+		t.Fatal("no finding with the settings learned after construction")
+	}
+	f := c.got[len(c.got)-1]
+	if f.Facts["stale_interval"] != "30s (ozone-site.xml)" || f.State != detectors.Resolved {
+		t.Errorf("state %s facts %v", f.State, f.Facts)
+	}
+
+	c = newCollect(t)
+	in = &input{}
+	in.add(catalogue.Signal{Kind: catalogue.IntervalReset, Duration: 40 * time.Second, Attrs: map[string]string{"key": keyStale}}, -time.Hour)
+	c.feed(in)
+	c.env.Settings.Set(keyStale, "20s", "ozone-site.xml")
+	c.env.Settings.Set(keyHB, "5s", "ozone-site.xml")
+	c.det.Advance(t0, c.emit)
+	cfg := c.det.(*detector).cfg
+	if cfg.stale.d != 40*time.Second || cfg.hb.d != 5*time.Second {
+		t.Errorf("stale %s heartbeat %s, want the SCM's reset 40s and the learned 5s", cfg.stale, cfg.hb)
+	}
+}
+
+// A silence in the log counts against the cluster's size as known when the
+// episode closes, not when its first datanode returned: identities learned
+// later in the stream can withdraw it.
+func TestIdentityLearnedLater(t *testing.T) {
+	c := newCollect(t)
+	for k, v := range map[string]string{keyStale: "30s", keyDead: "60s", keyHB: "5s"} {
+		c.env.Settings.Set(k, v, "ozone-site.xml")
+	}
+	in := &input{}
+	in.pause(catalogue.LogGap, 0, 28*time.Second)
+	all := dns(12)
+	in.stale(all[:5], 0, 6*time.Second)
+	// Seven more datanodes become known before the episode closes.
+	for _, d := range all[5:] {
+		in.add(catalogue.Signal{Kind: catalogue.DatanodeRegistered, Datanode: d}, 15*time.Second)
+	}
+	c.feed(in)
+	if len(c.got) == 0 || c.got[0].State != detectors.Pending {
+		t.Fatalf("want a pending finding while the episode is open, got %v", c.got)
+	}
+	c.det.Flush(t0.Add(time.Hour), c.emit)
+	if last := c.got[len(c.got)-1]; !detectors.Withdrawn(last) {
+		t.Errorf("want the finding withdrawn, last emission %v %v", last, last.Facts)
+	}
+}
+
+// A close ERROR is pending when seen; Advance withdraws it once exitWait
+// has passed without the SCM's termination line.
+func TestTerminationPendingThenWithdrawn(t *testing.T) {
+	c := newCollect(t)
+	in := &input{}
+	in.closeLines(scm1, parsers.ComponentSCM, 0)
+	c.feed(in)
+	if len(c.got) != 1 || c.got[0].State != detectors.Pending || detectors.Withdrawn(c.got[0]) {
+		t.Fatalf("want one pending finding, got %v", c.got)
+	}
+	c.det.Advance(t0.Add(exitWait), c.emit)
+	if len(c.got) != 1 {
+		t.Fatalf("decided before exitWait passed: %v", c.got)
+	}
+	c.det.Advance(t0.Add(exitWait+time.Second), c.emit)
+	if len(c.got) != 2 || !detectors.Withdrawn(c.got[1]) || c.got[1].Key != c.got[0].Key {
+		t.Fatalf("want the same key withdrawn, got %v", c.got)
+	}
+	c.det.Flush(t0.Add(time.Hour), c.emit)
+	if len(c.got) != 2 {
+		t.Errorf("Flush emitted again: %v", c.got[2:])
+	}
+}
+
+// The state is bounded: SCM STARTUP_MSGs beyond maxStarted evict the least
+// recently seen host instead of being ignored; SHUTDOWN_MSGs older than
+// the horizon are forgotten.
+func TestStateBounded(t *testing.T) {
+	c := newCollect(t)
+	in := &input{}
+	for i := range maxStarted + 6 {
+		in.add(scmStartup(fmt.Sprintf("scm%d.example.com", i), parsers.ComponentSCM), time.Duration(i)*time.Second)
+	}
+	in.add(catalogue.Signal{Kind: catalogue.ShutdownMsg, Host: "dn1.example.com", Component: parsers.ComponentDatanode,
+		Attrs: map[string]string{"service": "HddsDatanodeService"}}, time.Minute)
+	c.feed(in)
+	d := c.det.(*detector)
+	stats := d.StateStats()
+	var names []string
+	for _, s := range stats {
+		names = append(names, s.Name)
+	}
+	if got := strings.Join(names, ","); got != "scm hosts,datanode shutdowns,scm startups,node lines before a pause line,episode datanodes" {
+		t.Errorf("stat names %s", got)
+	}
+	if s := stats[2]; s.Entries != maxStarted || s.Evicted != 6 || s.Limit != maxStarted {
+		t.Errorf("started %+v", s)
+	}
+	// The newest host is known; the first ones were evicted.
+	if !d.started.Has(fmt.Sprintf("scm%d.example.com", maxStarted+5)) || d.started.Has("scm0.example.com") {
+		t.Error("started did not evict the oldest host")
+	}
+	if stats[1].Entries != 1 {
+		t.Errorf("stops %+v", stats[1])
+	}
+	d.Advance(t0.Add(time.Minute+2*time.Hour), c.emit)
+	if d.stops.Len() != 0 {
+		t.Error("a SHUTDOWN_MSG older than the horizon is kept")
 	}
 }

@@ -2,7 +2,6 @@ package pausestale
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,10 @@ import (
 // scmClosedByRatis is the reason SCMStateMachine.close() passes to the
 // SCM's shutdown (SCMStateMachine.java:573, T07).
 const scmClosedByRatis = "scm statemachine is closed by ratis"
+
+// titleTerminated is the title of the termination outcome, which is not
+// HDDS-17519: no datanode is marked STALE or DEAD by a health checker.
+const titleTerminated = "SCM terminated after a pause longer than the Ratis close threshold (not HDDS-17519)"
 
 // maxReregistered bounds the re-registration lines kept as evidence.
 const maxReregistered = 5
@@ -42,14 +45,14 @@ type termination struct {
 	exitAt      time.Time
 	sawShutdown bool // the SCM's SHUTDOWN_MSG
 	shutdownAt  time.Time
-	restart     time.Time // STARTUP_MSG after the exit
-	rereg       map[string]catalogue.Datanode
+	restart     time.Time                                      // STARTUP_MSG after the exit
+	rereg       *detectors.Bounded[string, catalogue.Datanode] // by UUID
 	reregSeen   int
 	ev          detectors.EvidenceLog
 }
 
 func newTermination(scm string, s *catalogue.Signal) *termination {
-	return &termination{scm: scm, pauseEnd: s.Time, rereg: map[string]catalogue.Datanode{},
+	return &termination{scm: scm, pauseEnd: s.Time, rereg: detectors.NewBounded[string, catalogue.Datanode](maxNodes, detectors.EvictOldest),
 		key: "terminated/" + detectors.ShortHost(scm) + "/" + s.Time.UTC().Format("2006-01-02T15:04:05.000Z")}
 }
 
@@ -87,24 +90,34 @@ func (t *termination) expired(now time.Time) bool {
 
 // addReregistration records a datanode registering with the restarted SCM.
 func (t *termination) addReregistration(s *catalogue.Signal) {
-	if s.Datanode.UUID == "" || len(t.rereg) >= maxNodes {
+	if s.Datanode.UUID == "" || t.rereg.Has(s.Datanode.UUID) {
 		return
 	}
-	if _, ok := t.rereg[s.Datanode.UUID]; ok {
-		return
-	}
-	t.rereg[s.Datanode.UUID] = s.Datanode
+	t.rereg.Put(s.Datanode.UUID, s.Datanode)
 	if t.reregSeen < maxReregistered {
 		t.ev.Add(detectors.EvidenceOf(s))
 	}
 	t.reregSeen++
 }
 
+// reregSeenNodes counts the datanodes that re-registered, including those
+// the bound on the state left out.
+func (t *termination) reregSeenNodes() int { return t.rereg.Len() + int(t.rereg.Evicted()) }
+
 // finding renders the termination. inputEnd is the end of the input when
 // the finding is reported at Flush (zero otherwise); it matters only for a
-// close ERROR the SCM has not confirmed yet.
+// close ERROR the SCM has not confirmed yet, which is pending before the
+// input's end.
 func (t *termination) finding(c *config, env *detectors.Env, inputEnd time.Time) detectors.Finding {
-	f := detectors.Finding{Key: t.key, Severity: detectors.Critical, Facts: map[string]string{}}
+	f := t.render(c, env, inputEnd)
+	doc().GateVersion(&f, env.Identity, t.scm)
+	return f
+}
+
+func (t *termination) render(c *config, env *detectors.Env, inputEnd time.Time) detectors.Finding {
+	// The pause is HDDS-17519's trigger, but an SCM that terminated marks no
+	// datanode STALE: its own condition, not that defect.
+	f := detectors.Finding{Key: t.key, Defect: "unclassified", Title: titleTerminated, Severity: detectors.Critical, Facts: map[string]string{}}
 	c.facts(f.Facts)
 	f.Facts["outcome"] = "scm-terminated"
 	if !t.confirmed() {
@@ -135,9 +148,6 @@ func (t *termination) finding(c *config, env *detectors.Env, inputEnd time.Time)
 	if t.sawClose && t.sawExit {
 		f.Confidence = detectors.High
 	}
-	if v := env.Identity.Version(t.scm); v != "" {
-		f.Facts["ozone_version"] = v
-	}
 	if t.ev.Dropped() > 0 {
 		f.Facts["evidence_dropped"] = strconv.Itoa(t.ev.Dropped())
 	}
@@ -146,35 +156,39 @@ func (t *termination) finding(c *config, env *detectors.Env, inputEnd time.Time)
 	if !t.restart.IsZero() {
 		f.State, f.End = detectors.Resolved, t.restart
 		f.Facts["restarted_at"] = t.restart.Format(time.RFC3339Nano)
-		f.Facts["reregistered_datanodes"] = strconv.Itoa(len(t.rereg))
+		f.Facts["reregistered_datanodes"] = strconv.Itoa(t.reregSeenNodes())
 	}
 	f.Entities.Hosts = []string{t.scm}
-	for _, d := range t.rereg {
+	for _, d := range t.rereg.All() {
 		f.Entities.Datanodes = append(f.Entities.Datanodes, env.Identity.Complete(d))
 	}
-	sort.Slice(f.Entities.Datanodes, func(i, j int) bool { return f.Entities.Datanodes[i].UUID < f.Entities.Datanodes[j].UUID })
+	detectors.SortDatanodes(f.Entities.Datanodes)
 	f.Evidence = t.ev.List()
 	detectors.SortEvidence(f.Evidence)
 
-	const stamp = "2006-01-02 15:04:05"
 	var b strings.Builder
 	fmt.Fprintf(&b, "The SCM on %s was paused %s, longer than the Ratis close threshold %s, ",
 		t.scm, t.pause.Round(time.Millisecond), c.close.d)
 	switch {
 	case t.sawExit:
-		fmt.Fprintf(&b, "and terminated itself at %s (%q)", t.exitAt.Format(stamp), scmClosedByRatis)
+		fmt.Fprintf(&b, "and terminated itself at %s (%q)", detectors.Stamp(t.exitAt), scmClosedByRatis)
 	case t.sawShutdown:
-		fmt.Fprintf(&b, "and Ratis shut its server down; the SCM logged SHUTDOWN_MSG at %s", t.shutdownAt.Format(stamp))
+		fmt.Fprintf(&b, "and Ratis shut its server down; the SCM logged SHUTDOWN_MSG at %s", detectors.Stamp(t.shutdownAt))
+	case inputEnd.IsZero():
+		fmt.Fprintf(&b, "and Ratis shut its server down at %s; the SCM's termination line (%q) or SHUTDOWN_MSG "+
+			"should follow within %s.", detectors.Stamp(t.closeAt), scmClosedByRatis, exitWait)
+		f.Summary, f.State = b.String(), detectors.Pending
+		return f
 	default:
 		fmt.Fprintf(&b, "and Ratis shut its server down at %s; the input ends %s later, before the SCM's termination line "+
-			"(%q) or SHUTDOWN_MSG: termination not in the input.", t.closeAt.Format(stamp), inputEnd.Sub(t.closeAt).Round(time.Millisecond), scmClosedByRatis)
+			"(%q) or SHUTDOWN_MSG: termination not in the input.", detectors.Stamp(t.closeAt), inputEnd.Sub(t.closeAt).Round(time.Millisecond), scmClosedByRatis)
 		f.Summary = b.String()
 		return f
 	}
 	if t.restart.IsZero() {
 		b.WriteString("; no restart was seen before the input ended.")
 	} else {
-		fmt.Fprintf(&b, "; it started again at %s and %d datanode(s) re-registered.", t.restart.Format(stamp), len(t.rereg))
+		fmt.Fprintf(&b, "; it started again at %s and %d datanode(s) re-registered.", detectors.Stamp(t.restart), t.reregSeenNodes())
 	}
 	f.Summary = b.String()
 	return f

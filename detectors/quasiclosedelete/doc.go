@@ -102,6 +102,30 @@ func doc() detectors.Doc {
 			catalogue.NodeHealthyReadonly,
 			catalogue.NodeHealthy,
 		},
-		Needs: []parsers.Component{parsers.ComponentSCM},
+		Needs:   []parsers.Component{parsers.ComponentSCM},
+		Package: "quasiclosedelete",
+		// Affected and fixed versions, read in apache/ozone's history (mirror at
+		// 2026-08-22; newest tag ozone-2.2.0, 2026-08-03): `git log --all
+		// --grep HDDS-16809` finds nothing. The empty-QUASI_CLOSED deletion
+		// came with HDDS-14684 (e2ad852dbd2, 2026-03-20); `git tag
+		// --contains e2ad852dbd2`: ozone-2.2.0-RC0, ozone-2.2.0 (and it is on
+		// the ozone-2.2 branch and master). No release before 2.2.0 has T40.
+		Affected:     ">=2.2.0",
+		VersionsRead: "since ozone-2.2.0 (HDDS-14684, e2ad852dbd2, 2026-03-20, first tag ozone-2.2.0-RC0); HDDS-16809 is in no commit of apache/ozone: not fixed in any release as of ozone-2.2.0 (2026-08-03)",
+		// The replica with the data is force-deleted when its datanode
+		// reports it: at its return from DEAD or at its next full container
+		// report (hdds.container.report.interval, 60m by default), and
+		// SCM resurrects the container from it as soon as it reports. A
+		// day without any line about the container covers a datanode
+		// repaired overnight; the finding stays as last emitted. Counts
+		// of deletions per container (for finding keys) and DEAD datanodes
+		// are kept up to max_containers, not by age.
+		Horizon: horizon,
+		Options: []detectors.Option{
+			{Name: "skew_tolerance", Kind: detectors.OptionDuration, Default: "5m", Min: "0s",
+				Doc: "how far another host's line may precede the deletion and still count"},
+			{Name: "max_containers", Kind: detectors.OptionInt, Default: "10000", Min: "1",
+				Doc: "unsafe deletions (and lines waiting for one, DEAD datanodes) remembered at once; the oldest are dropped"},
+		},
 	}
 }

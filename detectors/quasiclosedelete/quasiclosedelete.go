@@ -2,9 +2,7 @@ package quasiclosedelete
 
 import (
 	"fmt"
-	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -16,42 +14,48 @@ import (
 // Registration is the detector's entry in the registry.
 var Registration = detectors.Registration{Doc: doc(), New: newDetector}
 
-// Defaults of the detector's options.
-const (
-	defaultSkewTolerance = "5m"    // how far another host's line may precede the deletion and still count
-	defaultMaxContainers = "10000" // deletions remembered at once (oldest dropped)
-)
+// horizon is the detector's Doc.Horizon (doc.go says why).
+const horizon = 24 * time.Hour
 
 type detector struct {
-	env       *detectors.Env
+	env       *detectors.Env `state:"-"`
 	tolerance time.Duration
 	tolSource string
 	max       int
-	open      map[uint64]*occurrence // by container: the latest unsafe deletion
-	order     []uint64               // containers of open, oldest first
-	early     []*catalogue.Signal    // force-delete/resurrection lines with no deletion yet, time-ordered
-	seq       map[uint64]int         // occurrences seen per container (for keys)
-	seqOrder  []uint64
-	dead      map[string]catalogue.Datanode // datanodes SCM holds DEAD now, by UUID (or host)
-	deadOrder []string
+	open      *detectors.Bounded[uint64, *occurrence]        // by container: the latest unsafe deletion, oldest first
+	early     *detectors.Ring[catalogue.Signal]              // force-delete/resurrection lines with no deletion yet, time-ordered
+	seq       *detectors.Bounded[uint64, int]                // occurrences seen per container (for keys)
+	dead      *detectors.Bounded[string, catalogue.Datanode] // datanodes SCM holds DEAD now, by UUID (or host)
+	sweep     detectors.Sweep
+	// identities is the identity generation the reported findings were
+	// rendered with.
+	identities int
 }
 
 func newDetector(env *detectors.Env) (detectors.Detector, error) {
-	d := &detector{env: env, open: map[uint64]*occurrence{}, seq: map[uint64]int{}, dead: map[string]catalogue.Datanode{}}
-	v := env.Option("skew_tolerance", defaultSkewTolerance)
-	tol, err := time.ParseDuration(v)
-	if err != nil || tol < 0 {
-		return nil, fmt.Errorf("option skew_tolerance: want a duration such as 5m, got %q", v)
+	d := &detector{env: env}
+	tol, set, err := doc().Duration(env, "skew_tolerance")
+	if err != nil {
+		return nil, err
 	}
 	d.tolerance, d.tolSource = tol, "default"
-	if _, ok := env.Options["skew_tolerance"]; ok {
+	if set {
 		d.tolSource = "option skew_tolerance"
 	}
-	v = env.Option("max_containers", defaultMaxContainers)
-	if d.max, err = strconv.Atoi(v); err != nil || d.max < 1 {
-		return nil, fmt.Errorf("option max_containers: want a positive integer, got %q", v)
+	if d.max, _, err = doc().Int(env, "max_containers"); err != nil {
+		return nil, err
 	}
+	d.open = detectors.NewBounded[uint64, *occurrence](d.max, detectors.EvictOldest)
+	d.early = detectors.NewRing[catalogue.Signal](d.max)
+	d.seq = detectors.NewBounded[uint64, int](d.max, detectors.EvictOldest)
+	d.dead = detectors.NewBounded[string, catalogue.Datanode](d.max, detectors.EvictOldest)
 	return d, nil
+}
+
+// StateStats implements detectors.StateReporter.
+func (d *detector) StateStats() []detectors.StateStat {
+	return []detectors.StateStat{d.open.Stat("unsafe deletions"), d.early.Stat("lines before a deletion"),
+		d.seq.Stat("deletions counted per container"), d.dead.Stat("dead datanodes")}
 }
 
 // occurrence is one unsafe deletion (T40 with max replica BCSID < container
@@ -60,10 +64,11 @@ type occurrence struct {
 	key         string
 	container   uint64
 	start       time.Time
-	scm         string // host that logged the deletion
-	bcsid       int64  // container BCSID
-	maxReplica  int64  // max known replica BCSID
-	known       int64  // known replicas
+	last        time.Time // latest line about the container
+	scm         string    // host that logged the deletion
+	bcsid       int64     // container BCSID
+	maxReplica  int64     // max known replica BCSID
+	known       int64     // known replicas
 	origins     []string
 	deadThen    []catalogue.Datanode // datanodes SCM held DEAD at the deletion (holders of unknown replicas)
 	repeats     int
@@ -72,6 +77,7 @@ type occurrence struct {
 	pipelines   []string
 	resurrected *catalogue.Signal
 	ev          detectors.EvidenceLog // the deletion(s) and the resurrection
+	named       string                // the naming text last reported (see naming)
 }
 
 // victim is a datanode whose non-empty replica was force-deleted.
@@ -121,7 +127,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		d.nodeDead(s.Datanode)
 		return
 	case catalogue.NodeHealthyReadonly, catalogue.NodeHealthy:
-		delete(d.dead, datanodeKey(s.Datanode))
+		d.dead.Delete(datanodeKey(s.Datanode))
 		return
 	case catalogue.ReplicaDeleteSent:
 		// Forced deletes due to CONTAINER_NOT_FOUND pass on: they explain
@@ -148,9 +154,9 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	default:
 		return
 	}
-	if o := d.open[s.Container]; o != nil && o.resurrected == nil {
+	if o, _ := d.open.Get(s.Container); o != nil && o.resurrected == nil {
 		d.apply(o, s)
-		emit(d.finding(o))
+		d.emit(o, emit)
 		return
 	}
 	d.remember(s)
@@ -161,43 +167,69 @@ func (d *detector) deletion(s *catalogue.Signal, emit detectors.Emit) {
 	if s.MaxBCSID >= s.BCSID {
 		return // every replica SCM knows is at the container's BCSID: really empty
 	}
-	if o := d.open[s.Container]; o != nil && o.resurrected == nil {
+	if o, _ := d.open.Get(s.Container); o != nil && o.resurrected == nil {
 		o.repeats++
+		o.last = maxTime(o.last, s.Time)
 		o.ev.Add(detectors.EvidenceOf(s))
-		emit(d.finding(o))
+		d.emit(o, emit)
 		return
 	}
-	o := &occurrence{container: s.Container, start: s.Time, scm: s.Host, bcsid: s.BCSID,
+	o := &occurrence{container: s.Container, start: s.Time, last: s.Time, scm: s.Host, bcsid: s.BCSID,
 		maxReplica: s.MaxBCSID, known: s.Count, origins: uuids(s.Attrs["origins"]), followers: map[string]int{}}
 	o.key = d.key(s.Container)
-	for _, k := range d.deadOrder {
-		if dn, ok := d.dead[k]; ok && !slices.Contains(o.origins, dn.UUID) {
+	for _, dn := range d.dead.All() {
+		if !slices.Contains(o.origins, dn.UUID) {
 			o.deadThen = append(o.deadThen, dn)
 		}
 	}
-	d.track(o)
+	d.open.Put(o.container, o)
 	o.ev.Add(detectors.EvidenceOf(s))
 	// Lines of other hosts whose clocks run behind may come before the deletion.
-	kept := d.early[:0]
-	var replay []*catalogue.Signal
-	for _, e := range d.early {
+	var replay []catalogue.Signal
+	d.early.DeleteFunc(func(e catalogue.Signal) bool {
 		if e.Container == s.Container && !e.Time.Before(s.Time.Add(-d.tolerance)) {
 			replay = append(replay, e)
-			continue
+			return true
 		}
-		kept = append(kept, e)
-	}
-	d.early = kept
-	for _, e := range replay {
+		return false
+	})
+	for i := range replay {
 		if o.resurrected == nil {
-			d.apply(o, e)
+			d.apply(o, &replay[i])
 		}
 	}
-	emit(d.finding(o))
+	d.emit(o, emit)
+}
+
+// emit reports o's finding and remembers the datanode names it used.
+func (d *detector) emit(o *occurrence, emit detectors.Emit) {
+	f := d.finding(o)
+	o.named = naming(f)
+	emit(f)
+}
+
+// naming is the text of a finding that names datanodes.
+func naming(f detectors.Finding) string {
+	return f.Summary + "\x00" + f.Facts["known_replica_datanodes"] + "\x00" + f.Facts["dead_datanodes_at_deletion"]
+}
+
+// rename re-reports the findings that name their datanodes differently now
+// that the run knows more identities (a UUID learned to be on a host).
+func (d *detector) rename(emit detectors.Emit) {
+	if g := d.env.Identity.Generation(); g != d.identities {
+		d.identities = g
+		for _, o := range d.open.Values() {
+			if f := d.finding(o); naming(f) != o.named {
+				o.named = naming(f)
+				emit(f)
+			}
+		}
+	}
 }
 
 // apply adds a later line about the container to o.
 func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
+	o.last = maxTime(o.last, s.Time)
 	switch s.Kind {
 	case catalogue.ContainerResurrected:
 		c := *s
@@ -287,7 +319,7 @@ func sameDatanode(a, b catalogue.Datanode) bool {
 	if a.UUID != "" && b.UUID != "" {
 		return a.UUID == b.UUID
 	}
-	return a.Host != "" && b.Host != "" && detectors.ShortHost(a.Host) == detectors.ShortHost(b.Host)
+	return a.Host != "" && b.Host != "" && detectors.HostKey(a.Host) == detectors.HostKey(b.Host)
 }
 
 // nodeDead records a datanode SCM moved to DEAD (T15), keeping at most
@@ -297,81 +329,51 @@ func (d *detector) nodeDead(dn catalogue.Datanode) {
 	if k == "" {
 		return
 	}
-	if _, ok := d.dead[k]; !ok {
-		d.deadOrder = append(d.deadOrder, k)
-	}
-	d.dead[k] = dn
-	kept := d.deadOrder[:0]
-	for _, k := range d.deadOrder {
-		if _, ok := d.dead[k]; ok {
-			kept = append(kept, k)
-		}
-	}
-	d.deadOrder = kept
-	for len(d.deadOrder) > d.max {
-		delete(d.dead, d.deadOrder[0])
-		d.deadOrder = d.deadOrder[1:]
-	}
+	d.dead.Put(k, dn)
 }
 
 func datanodeKey(dn catalogue.Datanode) string {
 	if dn.UUID != "" {
 		return dn.UUID
 	}
-	return detectors.ShortHost(dn.Host)
+	return detectors.HostKey(dn.Host)
 }
 
 // remember keeps a line that came before any deletion of its container, for
 // skew_tolerance.
 func (d *detector) remember(s *catalogue.Signal) {
-	c := *s
-	d.early = append(d.early, &c)
-	if len(d.early) > d.max {
-		d.early = d.early[len(d.early)-d.max:]
-	}
+	d.early.Push(*s)
 }
 
-// Advance forgets early lines older than the skew tolerance.
-func (d *detector) Advance(now time.Time, _ detectors.Emit) {
+// Advance forgets early lines older than the skew tolerance, and deletions
+// with no new line for the horizon (their finding stays as last emitted),
+// and re-reports findings that can name more datanodes than when they were
+// reported. No decision waits for a deadline: every finding is emitted when
+// it changes.
+func (d *detector) Advance(now time.Time, emit detectors.Emit) {
+	d.rename(emit)
 	cut := now.Add(-d.tolerance)
-	i := 0
-	for i < len(d.early) && d.early[i].Time.Before(cut) {
-		i++
-	}
-	if i > 0 {
-		d.early = append(d.early[:0], d.early[i:]...)
+	d.early.DropWhile(func(s catalogue.Signal) bool { return s.Time.Before(cut) })
+	if d.sweep.Due(now, time.Minute) {
+		cut := now.Add(-horizon)
+		d.open.DeleteFunc(func(_ uint64, o *occurrence) bool { return o.last.Before(cut) })
 	}
 }
 
 // Flush ends the input: every finding was emitted when it changed and stays
-// as it is (firing unless resurrected).
-func (d *detector) Flush(time.Time, detectors.Emit) { d.early = nil }
-
-// track adds o as its container's open occurrence, dropping the oldest
-// beyond max_containers.
-func (d *detector) track(o *occurrence) {
-	if _, ok := d.open[o.container]; !ok {
-		d.order = append(d.order, o.container)
-	}
-	d.open[o.container] = o
-	for len(d.order) > d.max {
-		delete(d.open, d.order[0])
-		d.order = d.order[1:]
-	}
+// as it is (firing unless resurrected), named with what the run learned.
+func (d *detector) Flush(_ time.Time, emit detectors.Emit) {
+	d.rename(emit)
+	d.early.Clear()
 }
 
 // key names an occurrence: "container-<id>", with "-<n>" for the n-th unsafe
 // deletion of the same container.
 func (d *detector) key(container uint64) string {
-	if _, ok := d.seq[container]; !ok {
-		d.seqOrder = append(d.seqOrder, container)
-		for len(d.seqOrder) > d.max {
-			delete(d.seq, d.seqOrder[0])
-			d.seqOrder = d.seqOrder[1:]
-		}
-	}
-	d.seq[container]++
-	if n := d.seq[container]; n > 1 {
+	n, _ := d.seq.Get(container)
+	n++
+	d.seq.Put(container, n)
+	if n > 1 {
 		return fmt.Sprintf("container-%d-%d", container, n)
 	}
 	return fmt.Sprintf("container-%d", container)
@@ -391,6 +393,8 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 	var forced, confirmed, unknownBCSID []*victim
 	lines, dropped := o.ev.List(), o.ev.Dropped()
 	for _, v := range o.victims {
+		// A datanode's UUID or host may have been learned since the line.
+		v.dn = d.env.Identity.Complete(v.dn)
 		if !v.lost() {
 			continue
 		}
@@ -446,7 +450,7 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 			f.Entities.Datanodes = append(f.Entities.Datanodes, dn)
 		}
 	}
-	f.Entities.Hosts = uniqueSorted(hosts)
+	f.Entities.Hosts = detectors.SortedUnique(hosts)
 	f.Entities.Datanodes = uniqueDatanodes(f.Entities.Datanodes)
 	f.Entities.Pipelines = append([]string(nil), o.pipelines...)
 
@@ -513,7 +517,7 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 	}
 	if len(o.followers) > 0 {
 		var fl []string
-		for _, h := range sortedKeys(o.followers) {
+		for _, h := range detectors.SortedKeys(o.followers) {
 			fl = append(fl, fmt.Sprintf("%s (%d)", h, o.followers[h]))
 		}
 		f.Facts["follower_skips"] = strings.Join(fl, ", ")
@@ -536,7 +540,7 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 	}
 
 	f.Summary = fmt.Sprintf("SCM %s deleted QUASI_CLOSED container #%d as empty at %s although the highest BCSID among "+
-		"its %d known replicas (%d) is below the container's BCSID (%d)", o.scm, o.container, stamp(o.start),
+		"its %d known replicas (%d) is below the container's BCSID (%d)", o.scm, o.container, detectors.Stamp(o.start),
 		o.known, o.maxReplica, o.bcsid)
 	switch {
 	case len(forced) > 0:
@@ -560,10 +564,13 @@ func (d *detector) finding(o *occurrence) detectors.Finding {
 		f.End = r.Time
 		dn := detectors.DatanodeName(d.env.Identity.Complete(r.Datanode))
 		f.Facts["resurrected"] = fmt.Sprintf("%s -> %s at %s from %s (%s replica, BCSID %d, %d keys)",
-			r.Attrs["container_state"], r.State, stamp(r.Time), dn, r.Attrs["replica_state"], r.BCSID, r.Count)
+			r.Attrs["container_state"], r.State, detectors.Stamp(r.Time), dn, r.Attrs["replica_state"], r.BCSID, r.Count)
 		f.Summary += fmt.Sprintf(" SCM resurrected the container to %s at %s from the replica on %s (BCSID %d).",
-			r.State, stamp(r.Time), dn, r.BCSID)
+			r.State, detectors.Stamp(r.Time), dn, r.BCSID)
 	}
+	// The deletion and the forced delete are SCM's decisions: its version
+	// says whether the defect can be (the fact above names every host's).
+	doc().GateVersion(&f, d.env.Identity, o.scm)
 	return f
 }
 
@@ -579,7 +586,7 @@ func (v *victim) describe() string {
 		s += "replica, BCSID unknown"
 	}
 	if v.sent > 0 {
-		s += fmt.Sprintf(", forced delete due to %s sent by %s at %s", v.reason, v.sentBy, stamp(v.sentAt))
+		s += fmt.Sprintf(", forced delete due to %s sent by %s at %s", v.reason, v.sentBy, detectors.Stamp(v.sentAt))
 		if v.sent > 1 {
 			s += fmt.Sprintf(" (%d times)", v.sent)
 		}
@@ -594,10 +601,10 @@ func (v *victim) describe() string {
 func (v *victim) confirmation() string {
 	var parts []string
 	if !v.markedAt.IsZero() {
-		parts = append(parts, fmt.Sprintf("KeyValueContainer marked the non-empty replica DELETED from %s at %s", v.markedFrom, stamp(v.markedAt)))
+		parts = append(parts, fmt.Sprintf("KeyValueContainer marked the non-empty replica DELETED from %s at %s", v.markedFrom, detectors.Stamp(v.markedAt)))
 	}
 	if !v.loggedAt.IsZero() {
-		parts = append(parts, fmt.Sprintf("dn-container log \"Container force deleted\" (BCSID %d) at %s", v.loggedBCSID, stamp(v.loggedAt)))
+		parts = append(parts, fmt.Sprintf("dn-container log \"Container force deleted\" (BCSID %d) at %s", v.loggedBCSID, detectors.Stamp(v.loggedAt)))
 	}
 	return detectors.DatanodeName(v.dn) + ": " + strings.Join(parts, ", ")
 }
@@ -610,7 +617,7 @@ func (v *victim) sentence(maxReplica int64) string {
 	switch {
 	case v.sent > 0:
 		s = fmt.Sprintf("SCM %s force-deleted the non-empty %s replica (BCSID %d) on %s at %s", v.sentBy,
-			v.replicaState, v.replicaBCSID, name, stamp(v.sentAt))
+			v.replicaState, v.replicaBCSID, name, detectors.Stamp(v.sentAt))
 	case v.skipped > 0:
 		s = fmt.Sprintf("SCM force-deleted the non-empty %s replica (BCSID %d) on %s (seen on follower SCMs)",
 			v.replicaState, v.replicaBCSID, name)
@@ -624,12 +631,12 @@ func (v *victim) sentence(maxReplica int64) string {
 	switch {
 	case dnAt.IsZero():
 	case v.scmSeen():
-		s += fmt.Sprintf(", and the datanode deleted it at %s", stamp(dnAt))
+		s += fmt.Sprintf(", and the datanode deleted it at %s", detectors.Stamp(dnAt))
 		if _, behind := v.clockBehind(); behind {
 			s += " (by its clock, which is behind SCM's)"
 		}
 	default:
-		s += " at " + stamp(dnAt)
+		s += " at " + detectors.Stamp(dnAt)
 	}
 	return s
 }
@@ -669,13 +676,18 @@ func (d *detector) versions(hosts []string) string {
 		}
 	}
 	var parts []string
-	for _, v := range sortedKeysOf(byVersion) {
+	for _, v := range detectors.SortedKeys(byVersion) {
 		parts = append(parts, v+" ("+strings.Join(byVersion[v], ", ")+")")
 	}
 	return strings.Join(parts, ", ")
 }
 
-func stamp(t time.Time) string { return t.Format("2006-01-02 15:04:05 MST") }
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
 
 // uuids reads the origin UUIDs of T40 ("a, b" or "a,b").
 func uuids(v string) []string {
@@ -711,25 +723,4 @@ func uniqueDatanodes(dns []catalogue.Datanode) []catalogue.Datanode {
 		}
 	}
 	return out
-}
-
-func uniqueSorted(xs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range xs {
-		if x != "" && !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys(m map[string]int) []string {
-	return slices.Sorted(maps.Keys(m))
-}
-
-func sortedKeysOf(m map[string][]string) []string {
-	return slices.Sorted(maps.Keys(m))
 }

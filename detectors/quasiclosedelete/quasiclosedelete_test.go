@@ -480,3 +480,39 @@ func TestDocKinds(t *testing.T) {
 }
 
 func TestCases(t *testing.T) { detectortest.Run(t, quasiclosedelete.Registration, "testdata") }
+
+// A deletion with no line about its container for the horizon is forgotten:
+// a forced delete after it starts nothing. The state says what it holds.
+func TestHorizonAndStateStats(t *testing.T) {
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(),
+		Options: map[string]string{"empty-quasi-closed-delete.max_containers": "3"}}
+	det, err := quasiclosedelete.Registration.New(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []detectors.Finding
+	emit := func(f detectors.Finding) { got = append(got, f) }
+	for _, s := range []catalogue.Signal{deletion(t0, 1, 4, 0), deletion(at(time.Minute), 2, 4, 0)} {
+		det.Observe(&s, emit)
+	}
+	stats := det.(detectors.StateReporter).StateStats()
+	if stats[0].Name != "unsafe deletions" || stats[0].Entries != 2 || stats[0].Limit != 3 {
+		t.Errorf("stats %+v", stats)
+	}
+	det.Advance(at(25*time.Hour), emit)
+	if n := det.(detectors.StateReporter).StateStats()[0].Entries; n != 0 {
+		t.Errorf("%d deletions kept past the horizon", n)
+	}
+	s := sent(at(25*time.Hour), "scm1.example.com", 1, true, true, "DELETED", 0, 4)
+	det.Observe(&s, emit)
+	if len(got) != 2 {
+		t.Errorf("a forced delete past the horizon changed a finding: %v", got[2:])
+	}
+	// The counts for keys outlive the horizon: a new deletion of the same
+	// container is a new finding, not the old one replaced.
+	s = deletion(at(26*time.Hour), 1, 4, 0)
+	det.Observe(&s, emit)
+	if k := got[len(got)-1].Key; k != "container-1-2" {
+		t.Errorf("key %s", k)
+	}
+}

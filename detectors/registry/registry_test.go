@@ -62,6 +62,23 @@ func TestDocsAreComplete(t *testing.T) {
 	}
 }
 
+// Every detector declares the Ozone versions its defect affects, where they
+// were read, and (while no release has a fix) says so.
+func TestDocsDeclareVersions(t *testing.T) {
+	for _, reg := range All() {
+		d := reg.Doc
+		if d.Affected == "" || d.VersionsRead == "" {
+			t.Errorf("%s: no affected versions or no source for them", d.Name)
+		}
+		if err := d.ValidateVersions(); err != nil {
+			t.Error(err)
+		}
+		if len(d.FixedIn) == 0 && !strings.Contains(d.VersionsRead, "not fixed in any release as of") {
+			t.Errorf("%s: no fixed release and no \"not fixed in any release as of\"", d.Name)
+		}
+	}
+}
+
 // Bundles with several defects at once, run through every detector.
 func TestMultiDefectBundles(t *testing.T) {
 	detectortest.RunAll(t, All(), "testdata")

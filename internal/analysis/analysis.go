@@ -1,12 +1,13 @@
-// Package analysis runs ozdoctor's pipeline over log bundles: it walks the
-// inputs, scans every file with its detected layout, turns candidate records
-// into signals with the message catalogue, merges the per-file signal
-// streams in event-time order and feeds them to the detectors. It returns the
-// findings and the coverage: what was read and what could not be.
+// Package analysis assembles ozdoctor's pipeline: a source's files go
+// through the Recognizer into the Merger (package stream), whose
+// event-time-ordered signals feed the engine (package detectors), whose
+// transitions feed the subscribers and the report. Run is the batch mode
+// over log bundles; Record and Recording.Replay drive the same pipeline
+// live; Checkpoint and RestorePipeline save and resume it. A run returns
+// the findings and the coverage: what was read and what could not be.
 package analysis
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -18,10 +19,10 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/internal/stream"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
-	"github.com/ozdoctor/ozdoctor/parsers/log4j"
 	"github.com/ozdoctor/ozdoctor/parsers/prom"
 	"github.com/ozdoctor/ozdoctor/parsers/site"
 )
@@ -40,6 +41,12 @@ type Options struct {
 	Bundle          bundle.Options
 	GapThreshold    time.Duration // silences reported to detectors; default 10s
 	Progress        func(Progress)
+	// Lateness and Idle tune the merger (stream.Options); defaults
+	// DefaultLateness and DefaultIdle.
+	Lateness, Idle time.Duration
+	Engine         detectors.EngineOptions
+	// Subscribe, if set, receives every alert transition as it happens.
+	Subscribe func(detectors.Transition)
 }
 
 // Progress is reported while files are read.
@@ -55,18 +62,58 @@ type Result struct {
 	Coverage Coverage            `json:"coverage"`
 }
 
-// stream is the signals of one log stream: a file, or one service of a
-// docker-compose capture.
-type stream struct {
-	file      int  // index into Coverage.Files
-	compose   bool // a docker-compose service: the host is a stand-in until a banner names it
-	host      string
-	component parsers.Component
-	signals   []catalogue.Signal
+// Run analyses the inputs: the bundle walker is the source, every file's
+// records become signals (stream.Recognizer), the signals of all files are
+// ordered by event time (stream.Merger, held until the walk ends: a later
+// file may hold older records) and the engine runs the detectors on them.
+// Batch analysis is the streaming pipeline whose sources all reached their
+// end.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	p, err := NewPipeline(opt)
+	if err != nil {
+		return nil, err
+	}
+	p.merger.Hold()
+	problems, err := bundle.Walk(ctx, opt.Inputs, opt.Bundle, p.file)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.merger.Unhold()
+	p.cov.Skipped = append(p.cov.Skipped, problems...)
+	if len(p.cov.Files) == 0 {
+		p.cov.Skipped = nonNil(p.cov.Skipped)
+		return &Result{Findings: []detectors.Finding{}, Coverage: p.finishCoverage()}, ErrNoInput
+	}
+	return p.Finish(), nil
 }
 
-// Run analyses the inputs.
-func Run(ctx context.Context, opt Options) (*Result, error) {
+// Pipeline is one run of the streaming core: files (or pushed signals) in,
+// transitions out to the subscribers, a Result at the end.
+type Pipeline struct {
+	opt       Options
+	cat       *catalogue.Catalogue
+	recog     *stream.Recognizer
+	merger    *stream.Merger
+	target    stream.Streams // where files' signals go: the merger, or a recording
+	env       *detectors.Env
+	engine    *detectors.Engine
+	collector detectors.Collector
+	cov       Coverage
+	bytes     int64
+}
+
+// Default stream settings of a pipeline.
+const (
+	DefaultLateness = 5 * time.Second
+	DefaultIdle     = 30 * time.Second
+)
+
+// NewPipeline builds the stages for opt; opt.Subscribe, if set, receives
+// every transition as it happens.
+func NewPipeline(opt Options) (*Pipeline, error) {
 	cat, err := catalogue.New()
 	if err != nil {
 		return nil, err
@@ -77,64 +124,111 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.GapThreshold == 0 {
 		opt.GapThreshold = 10 * time.Second
 	}
-	r := &run{opt: opt, cat: cat, settings: site.New()}
-	r.cov.Inputs = opt.Inputs
-	r.cov.TimeZone = opt.Zone.String()
+	if opt.Lateness == 0 {
+		opt.Lateness = DefaultLateness
+	}
+	if opt.Idle == 0 {
+		opt.Idle = DefaultIdle
+	}
+	p := &Pipeline{opt: opt, cat: cat, recog: stream.NewRecognizer(cat, opt.GapThreshold),
+		merger: stream.NewMerger(stream.Options{Lateness: opt.Lateness, Idle: opt.Idle, Since: opt.Since, Until: opt.Until})}
+	p.target = p.merger
+	p.env = &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: opt.DetectorOptions}
+	if p.engine, err = detectors.NewEngineWith(opt.Detectors, p.env, opt.Engine); err != nil {
+		return nil, err
+	}
+	p.engine.Subscribe(p.collector.Add)
+	if opt.Subscribe != nil {
+		p.engine.Subscribe(opt.Subscribe)
+	}
+	p.cov.Inputs = opt.Inputs
+	p.cov.TimeZone = opt.Zone.String()
 	if len(opt.HostZones) > 0 {
-		r.cov.HostZones = map[string]string{}
+		p.cov.HostZones = map[string]string{}
 		for h, z := range opt.HostZones {
-			r.cov.HostZones[h] = z.String()
+			p.cov.HostZones[h] = z.String()
 		}
 	}
 	if !opt.Since.IsZero() {
-		r.cov.Since = &opt.Since
+		p.cov.Since = &opt.Since
 	}
 	if !opt.Until.IsZero() {
-		r.cov.Until = &opt.Until
+		p.cov.Until = &opt.Until
 	}
-	problems, err := bundle.Walk(ctx, opt.Inputs, opt.Bundle, r.file)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	r.cov.Skipped = append(r.cov.Skipped, problems...)
-	if r.cov.Skipped == nil {
-		r.cov.Skipped = []bundle.Problem{}
-	}
-	if len(r.cov.Files) == 0 {
-		return &Result{Findings: []detectors.Finding{}, Coverage: r.finishCoverage()}, ErrNoInput
-	}
-	findings, err := r.detect()
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Findings: findings, Coverage: r.finishCoverage()}, nil
+	return p, nil
 }
 
-type run struct {
-	opt      Options
-	cat      *catalogue.Catalogue
-	settings *site.Config
-	cov      Coverage
-	streams  []*stream
-	bytes    int64
-	scanner  *log4j.Scanner // reused across files for its read buffer
+// Streams is where a source that makes its own signals (an Elasticsearch
+// query, a /prom scraper, a test) opens its streams and pushes them.
+func (p *Pipeline) Streams() stream.Streams { return p.merger }
+
+// Recognizer returns the pipeline's recognizer, for sources that follow
+// files themselves (stream.Recognizer.Follow).
+func (p *Pipeline) Recognizer() *stream.Recognizer { return p.recog }
+
+// CloseStreams ends every stream the pipeline holds: a restored pipeline's
+// sources open theirs anew.
+func (p *Pipeline) CloseStreams() { p.merger.CloseAll() }
+
+// Coverage returns what the run has read so far, with the given files
+// (a source that follows files counts them itself).
+func (p *Pipeline) Coverage(files []FileCoverage) Coverage {
+	saved := p.cov.Files
+	p.cov.Files = append(append([]FileCoverage(nil), saved...), files...)
+	defer func() { p.cov.Files = saved }()
+	return p.finishCoverage()
+}
+
+// Queued returns how many signals wait in the merger for their turn.
+func (p *Pipeline) Queued() int { return p.merger.Queued() }
+
+// Zone returns the zone of host's log timestamps.
+func (p *Pipeline) Zone(host string) *time.Location { return p.zone(host) }
+
+// Engine returns the pipeline's engine: its alerts, state and Finalize for
+// the sinks of a run that does not end.
+func (p *Pipeline) Engine() *detectors.Engine { return p.engine }
+
+// Release hands the signals that are due at wall time now to the engine
+// (zero now: a batch run, where no stream is ever idle).
+func (p *Pipeline) Release(now time.Time) {
+	if w := p.merger.Release(now, p.engine.Observe); !now.IsZero() {
+		p.engine.AdvanceTicks(w)
+	}
+}
+
+// Finish ends the input: everything queued is handed on, the detectors are
+// flushed at the end of the input, and the report is the final state.
+func (p *Pipeline) Finish() *Result {
+	p.merger.Drain(p.engine.Observe)
+	p.cov.Skipped = nonNil(p.cov.Skipped)
+	cov := p.finishCoverage()
+	end := cov.End
+	if !p.opt.Until.IsZero() && (end.IsZero() || p.opt.Until.Before(end)) {
+		end = p.opt.Until
+	}
+	p.engine.Flush(end)
+	ran := map[string]bool{}
+	for _, d := range cov.Detectors {
+		ran[d.Name] = d.Ran
+	}
+	findings := p.collector.Findings(p.engine, func(name string) bool { return ran[name] })
+	return &Result{Findings: findings, Coverage: cov}
 }
 
 // file reads one file of the bundle.
-func (r *run) file(f bundle.File, rd io.Reader) error {
-	cr := &countingReader{r: rd, run: r, path: f.Path}
+func (p *Pipeline) file(f bundle.File, rd io.Reader) error {
+	cr := &countingReader{r: rd, p: p, path: f.Path}
 	fc := FileCoverage{Path: f.Path, Host: f.Host, Component: string(f.Component), Kind: string(f.Kind)}
 	var err error
 	switch f.Kind {
 	case parsers.KindConfig:
 		var props map[string]string
 		if props, err = site.ParseXML(cr); err == nil {
-			for k, v := range props {
-				r.settings.Set(k, v, "ozone-site.xml ("+r.relative(f.Path)+")")
-			}
+			id := p.target.Open(f.Host, f.Component, time.Time{})
+			p.target.Push(id, catalogue.Signal{Kind: catalogue.SiteSettings, Host: f.Host, Component: f.Component,
+				Origin: parsers.Origin{File: f.Path}, Text: "ozone-site.xml (" + p.relative(f.Path) + ")", Attrs: props}, time.Time{})
+			p.target.Close(id)
 			fc.Note = fmt.Sprintf("%d settings", len(props))
 		}
 	case parsers.KindProm:
@@ -143,92 +237,28 @@ func (r *run) file(f bundle.File, rd io.Reader) error {
 			fc.Samples, fc.Unparsed = int64(len(snap.Samples)), int64(snap.Errors)
 		}
 	default:
-		err = r.scan(f, cr, &fc)
+		err = p.scan(f, cr, &fc)
 	}
 	fc.Bytes = cr.n
-	r.cov.Files = append(r.cov.Files, fc)
-	if r.opt.Progress != nil {
-		r.opt.Progress(Progress{Files: len(r.cov.Files), Bytes: r.bytes, Path: f.Path})
+	p.cov.Files = append(p.cov.Files, fc)
+	if p.opt.Progress != nil {
+		p.opt.Progress(Progress{Files: len(p.cov.Files), Bytes: p.bytes, Path: f.Path})
 	}
+	p.Release(time.Time{})
 	return err
 }
 
-// scan reads one log file into signal streams.
-func (r *run) scan(f bundle.File, rd io.Reader, fc *FileCoverage) error {
-	opt := log4j.Options{
-		Location:  r.zone(f.Host),
-		Candidate: r.cat.Candidate,
-		Kind:      f.Kind,
+// scan reads one log file into the merger.
+func (p *Pipeline) scan(f bundle.File, rd io.Reader, fc *FileCoverage) error {
+	res, err := p.recog.Scan(stream.File{Path: f.Path, Host: f.Host, Component: f.Component, Kind: f.Kind, Zone: p.zone(f.Host)},
+		rd, p.target, time.Time{})
+	stats := res.Stats
+	fc.Signals = res.Signals
+	if fc.Host == "" {
+		fc.Host = res.Host
 	}
-	// Silences are evidence of an SCM pause (HDDS-17519); elsewhere they
-	// are ordinary (quiet services log little), so only SCM logs (and
-	// compose captures, which hold SCMs among others) report them.
-	if f.Component == parsers.ComponentSCM || f.Component == parsers.ComponentUnknown {
-		opt.GapThreshold = r.opt.GapThreshold
-	}
-	if r.scanner == nil {
-		r.scanner = log4j.NewScanner(rd, opt)
-	} else {
-		r.scanner.Reset(rd, opt)
-	}
-	sc := r.scanner
-	fileIdx := len(r.cov.Files)
-	byService := map[string]*stream{}
-	streamFor := func(service string) *stream {
-		st, ok := byService[service]
-		if !ok {
-			st = &stream{file: fileIdx, host: f.Host, component: f.Component}
-			if service != "" {
-				st.compose = true
-				st.host, st.component = serviceIdentity(service)
-			}
-			byService[service] = st
-			r.streams = append(r.streams, st)
-		}
-		return st
-	}
-	for sc.Next() {
-		rec := sc.Record()
-		st := streamFor(rec.Service)
-		rec.Origin.File, rec.Host, rec.Component = f.Path, st.host, st.component
-		for _, s := range r.cat.Match(rec) {
-			if s.Kind == catalogue.StartupMsg {
-				r.learnFromStartup(st, &s)
-			}
-			st.signals = append(st.signals, s)
-		}
-	}
-	stats := sc.Stats()
-	for _, g := range stats.Gaps {
-		st := streamFor(g.Service)
-		if st.component != parsers.ComponentSCM {
-			continue
-		}
-		st.signals = append(st.signals, catalogue.Signal{
-			Kind: catalogue.LogGap, Time: g.To, Duration: g.To.Sub(g.From),
-			Host: st.host, Component: st.component,
-			Origin: parsers.Origin{File: f.Path, Line: g.Line},
-			Text:   fmt.Sprintf("no record for %s (%s to %s)", g.To.Sub(g.From), g.From.Format(time.RFC3339), g.To.Format(time.RFC3339)),
-		})
-	}
-	for _, st := range byService {
-		// Host and component found in the content fill what the name and
-		// directory did not tell.
-		for i := range st.signals {
-			if st.signals[i].Host == "" || st.compose {
-				st.signals[i].Host = st.host
-			}
-			if st.signals[i].Component == "" {
-				st.signals[i].Component = st.component
-			}
-		}
-		fc.Signals += int64(len(st.signals))
-		if fc.Host == "" {
-			fc.Host = st.host
-		}
-		if fc.Component == "" {
-			fc.Component = string(st.component)
-		}
+	if fc.Component == "" {
+		fc.Component = string(res.Component)
 	}
 	fc.Layout = stats.Layout
 	fc.Lines, fc.Records, fc.Unparsed, fc.Truncated, fc.Binary = stats.Lines, stats.Records, stats.Unparsed, stats.Truncated, stats.Binary
@@ -239,184 +269,42 @@ func (r *run) scan(f bundle.File, rd io.Reader, fc *FileCoverage) error {
 	if stats.Layout == "" && stats.Lines > 0 && f.Kind != parsers.KindOut {
 		fc.Note = "no known log layout"
 	}
-	return sc.Err()
-}
-
-// learnFromStartup fills a stream's unknown host and component from its
-// STARTUP_MSG banner, and collects the banner's configuration.
-func (r *run) learnFromStartup(st *stream, s *catalogue.Signal) {
-	if h := s.Attrs["hostname"]; h != "" && (st.host == "" || st.compose) {
-		st.host = h
-	}
-	if st.component == "" {
-		st.component = catalogue.ServiceComponent(s.Attrs["service"])
-	}
-	if s.Host == "" || st.compose {
-		s.Host = st.host
-	}
-	if s.Component == "" {
-		s.Component = st.component
-	}
-	if conf := s.Attrs["conf"]; conf != "" && st.component == parsers.ComponentSCM {
-		for k, v := range site.ParseStartupConf(conf) {
-			r.settings.Set(k, v, "STARTUP_MSG conf ("+st.host+")")
-		}
-	}
+	return err
 }
 
 // relative returns a bundle path relative to the input it came from, so that
 // reports do not depend on where the bundle was unpacked.
-func (r *run) relative(p string) string {
-	for _, in := range r.opt.Inputs {
+func (p *Pipeline) relative(path string) string {
+	for _, in := range p.opt.Inputs {
 		in = strings.TrimSuffix(in, "/")
-		if rest, ok := strings.CutPrefix(p, in); ok && (rest == "" || rest[0] == '/' || rest[0] == '!') {
+		if rest, ok := strings.CutPrefix(path, in); ok && (rest == "" || rest[0] == '/' || rest[0] == '!') {
 			return filepath.Base(in) + rest
 		}
 	}
-	return p
+	return path
 }
 
-func (r *run) zone(host string) *time.Location {
-	if z, ok := r.opt.HostZones[detectors.ShortHost(host)]; ok {
+func (p *Pipeline) zone(host string) *time.Location {
+	if z, ok := p.opt.HostZones[detectors.ShortHost(host)]; ok {
 		return z
 	}
-	return r.opt.Zone
+	return p.opt.Zone
 }
 
-// detect merges the streams in event-time order and runs the detectors.
-func (r *run) detect() ([]detectors.Finding, error) {
-	present := map[parsers.Component]bool{}
-	for _, st := range r.streams {
-		present[st.component] = true
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
 	}
-	for _, fc := range r.cov.Files {
-		present[parsers.Component(fc.Component)] = true
-	}
-	var regs []detectors.Registration
-	for _, reg := range r.opt.Detectors {
-		dc := DetectorCoverage{Name: reg.Doc.Name, Defect: reg.Doc.Defect, Ran: true}
-		var missing []string
-		for _, c := range reg.Doc.Needs {
-			if !present[c] {
-				missing = append(missing, string(c))
-			}
-		}
-		if len(missing) > 0 {
-			dc.Ran, dc.Reason = false, "no "+strings.Join(missing, ", ")+" logs in the input"
-		} else {
-			regs = append(regs, reg)
-		}
-		r.cov.Detectors = append(r.cov.Detectors, dc)
-	}
-	r.cov.Offsets = estimateOffsets(r.streams)
-	applyOffsets(r.streams, r.cov.Offsets)
-	signals := r.merge()
-	env := &detectors.Env{Settings: r.settings, Identity: detectors.NewIdentity(), Options: r.opt.DetectorOptions}
-	for i := range signals {
-		env.Identity.Learn(signals[i])
-	}
-	eng, err := detectors.NewEngine(regs, env)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range signals {
-		eng.Observe(s)
-	}
-	end := r.cov.End
-	for _, fc := range r.cov.Files {
-		if fc.Last.After(end) {
-			end = fc.Last
-		}
-	}
-	if !r.opt.Until.IsZero() && (end.IsZero() || r.opt.Until.Before(end)) {
-		end = r.opt.Until
-	}
-	findings := eng.Flush(end)
-	if findings == nil {
-		findings = []detectors.Finding{}
-	}
-	return findings, nil
+	return xs
 }
 
-// merge returns every signal within [Since, Until]: untimed ones first (in
-// file order), then a k-way merge of the streams by event time.
-func (r *run) merge() []*catalogue.Signal {
-	var untimed []*catalogue.Signal
-	h := &streamHeap{}
-	for _, st := range r.streams {
-		timed := st.signals[:0]
-		for i := range st.signals {
-			s := st.signals[i]
-			switch {
-			case s.Time.IsZero():
-				untimed = append(untimed, &s)
-			case !r.opt.Since.IsZero() && s.Time.Before(r.opt.Since),
-				!r.opt.Until.IsZero() && s.Time.After(r.opt.Until):
-			default:
-				timed = append(timed, s)
-			}
-		}
-		st.signals = timed
-		// A file is nearly sorted already (async appenders can swap
-		// neighbours); a stable sort keeps file order for equal times.
-		sort.SliceStable(timed, func(i, j int) bool { return timed[i].Time.Before(timed[j].Time) })
-		if len(timed) > 0 {
-			*h = append(*h, &cursor{sigs: timed, file: st.file})
-		}
-	}
-	heap.Init(h)
-	out := untimed
-	for h.Len() > 0 {
-		c := (*h)[0]
-		out = append(out, &c.sigs[c.i])
-		c.i++
-		if c.i == len(c.sigs) {
-			heap.Pop(h)
-		} else {
-			heap.Fix(h, 0)
-		}
-	}
-	r.cov.Totals.Signals = int64(len(out))
-	return out
-}
-
-type cursor struct {
-	sigs []catalogue.Signal
-	i    int
-	file int
-}
-
-type streamHeap []*cursor
-
-func (h streamHeap) Len() int { return len(h) }
-func (h streamHeap) Less(i, j int) bool {
-	a, b := h[i].sigs[h[i].i].Time, h[j].sigs[h[j].i].Time
-	if !a.Equal(b) {
-		return a.Before(b)
-	}
-	return h[i].file < h[j].file
-}
-func (h streamHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *streamHeap) Push(x any)   { *h = append(*h, x.(*cursor)) }
-func (h *streamHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
-}
-
-// serviceIdentity maps a docker-compose service prefix ("scm_1",
-// "ozone-datanode-1", "om2_1") to a stand-in host name and a component. The
-// prefix names a container, not a host: a STARTUP_MSG banner in the stream
-// replaces it with the real host name.
-func serviceIdentity(service string) (string, parsers.Component) {
-	_, comp, _ := bundle.Classify(service + "/x.log")
-	return service, comp
-}
-
-// finishCoverage sums files into hosts and totals.
-func (r *run) finishCoverage() Coverage {
-	cov := r.cov
+// finishCoverage sums files into hosts and totals and says which detectors
+// had the logs they need, what settings were in force and which clock
+// offsets were applied.
+func (p *Pipeline) finishCoverage() Coverage {
+	cov := p.cov
+	cov.Totals.Signals = p.merger.Stats().Released
+	cov.Offsets = p.merger.Offsets()
 	hosts := map[string]*HostCoverage{}
 	for _, fc := range cov.Files {
 		t := &cov.Totals
@@ -468,32 +356,98 @@ func (r *run) finishCoverage() Coverage {
 		cov.Files = []FileCoverage{}
 	}
 	cov.Settings = []Setting{}
-	for _, k := range r.settings.Keys() {
-		v, src, _ := r.settings.Get(k)
+	for _, k := range p.env.Settings.Keys() {
+		v, src, _ := p.env.Settings.Get(k)
 		if _, def := site.Defaults()[k]; def || src != "default" {
 			if def || strings.HasPrefix(k, "ozone.scm.") || strings.HasPrefix(k, "hdds.") {
 				cov.Settings = append(cov.Settings, Setting{Key: k, Value: v, Source: src})
 			}
 		}
 	}
+	cov.Detectors = p.detectorCoverage(cov.Files)
+	cov.State, cov.Stream = p.stateCoverage()
+	cov.Versions = p.versionCoverage()
 	return cov
+}
+
+// versionCoverage groups the services' versions by component and version.
+func (p *Pipeline) versionCoverage() []VersionCoverage {
+	var out []VersionCoverage
+	for _, sv := range p.env.Identity.Services() {
+		i := slices.IndexFunc(out, func(v VersionCoverage) bool {
+			return v.Component == string(sv.Component) && v.Version == sv.Version
+		})
+		if i < 0 {
+			out = append(out, VersionCoverage{Component: string(sv.Component), Version: sv.Version})
+			i = len(out) - 1
+		}
+		out[i].Hosts = append(out[i].Hosts, sv.Host)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Component != out[j].Component {
+			return out[i].Component < out[j].Component
+		}
+		return out[i].Version < out[j].Version
+	})
+	return out
+}
+
+// stateCoverage reports the retained state and what the ordering did.
+func (p *Pipeline) stateCoverage() ([]StateCoverage, StreamCoverage) {
+	var out []StateCoverage
+	for _, d := range p.engine.State() {
+		for _, s := range d.Stats {
+			out = append(out, StateCoverage{Owner: d.Detector, Name: s.Name, Entries: s.Entries, Limit: s.Limit, Evicted: s.Evicted})
+		}
+	}
+	n, limit, evicted := p.merger.SyncEvents()
+	out = append(out, StateCoverage{Owner: "merger", Name: "shared events for clock offsets", Entries: n, Limit: limit, Evicted: evicted})
+	ms, es := p.merger.Stats(), p.engine.Stats()
+	return out, StreamCoverage{Late: ms.Late, Filtered: ms.Filtered, Transitions: es.Transitions, AlertsExpired: es.Expired}
+}
+
+// detectorCoverage says, for every detector, whether the logs it needs
+// were in the input.
+func (p *Pipeline) detectorCoverage(files []FileCoverage) []DetectorCoverage {
+	present := map[parsers.Component]bool{}
+	for _, fc := range files {
+		present[parsers.Component(fc.Component)] = true
+	}
+	for _, c := range p.merger.Components() {
+		present[c] = true
+	}
+	out := []DetectorCoverage{}
+	for _, reg := range p.opt.Detectors {
+		dc := DetectorCoverage{Name: reg.Doc.Name, Defect: reg.Doc.Defect, Ran: true}
+		var missing []string
+		for _, c := range reg.Doc.Needs {
+			if !present[c] {
+				missing = append(missing, string(c))
+			}
+		}
+		if len(missing) > 0 {
+			dc.Ran, dc.Reason = false, "no "+strings.Join(missing, ", ")+" logs in the input"
+		}
+		out = append(out, dc)
+	}
+	return out
 }
 
 // countingReader counts bytes and reports progress every 64 MiB.
 type countingReader struct {
 	r    io.Reader
-	run  *run
+	p    *Pipeline
 	path string
 	n    int64
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	before := c.run.bytes
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	before := c.p.bytes
 	c.n += int64(n)
-	c.run.bytes += int64(n)
-	if c.run.opt.Progress != nil && before>>26 != c.run.bytes>>26 {
-		c.run.opt.Progress(Progress{Files: len(c.run.cov.Files), Bytes: c.run.bytes, Path: c.path})
+	c.p.bytes += int64(n)
+	if c.p.opt.Progress != nil && before>>26 != c.p.bytes>>26 {
+		c.p.opt.Progress(Progress{Files: len(c.p.cov.Files), Bytes: c.p.bytes, Path: c.path})
 	}
 	return n, err
 }

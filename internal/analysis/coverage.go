@@ -3,6 +3,7 @@ package analysis
 import (
 	"time"
 
+	"github.com/ozdoctor/ozdoctor/internal/stream"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 )
 
@@ -23,6 +24,38 @@ type Coverage struct {
 	Detectors []DetectorCoverage `json:"detectors"`
 	Settings  []Setting          `json:"settings"`
 	Offsets   []ClockOffset      `json:"clock_offsets,omitempty"`
+	// Versions are the Ozone versions the services' STARTUP_MSG banners
+	// printed, by component.
+	Versions []VersionCoverage `json:"versions,omitempty"`
+	// State is the size of the retained state at the end of the run, with
+	// what was evicted to keep it bounded.
+	State []StateCoverage `json:"state,omitempty"`
+	// Stream counts what the event-time ordering did.
+	Stream StreamCoverage `json:"stream"`
+}
+
+// VersionCoverage is one Ozone version a component ran, and where.
+type VersionCoverage struct {
+	Component string   `json:"component"`
+	Version   string   `json:"version"`
+	Hosts     []string `json:"hosts"`
+}
+
+// StateCoverage is one bounded part of the run's retained state.
+type StateCoverage struct {
+	Owner   string `json:"owner"` // a detector, "engine" or "merger"
+	Name    string `json:"name"`
+	Entries int    `json:"entries"`
+	Limit   int    `json:"limit,omitempty"`
+	Evicted int64  `json:"evicted"`
+}
+
+// StreamCoverage counts what the merger and the engine did with the signals.
+type StreamCoverage struct {
+	Late          int64 `json:"late"`           // signals that arrived after their place in the order had passed
+	Filtered      int64 `json:"filtered"`       // outside --since/--until
+	Transitions   int64 `json:"transitions"`    // alert state changes
+	AlertsExpired int64 `json:"alerts_expired"` // resolved alerts forgotten after the retention
 }
 
 // Totals sums the files read.
@@ -83,10 +116,4 @@ type Setting struct {
 }
 
 // ClockOffset is a host's estimated clock offset against the reference host.
-type ClockOffset struct {
-	Host      string        `json:"host"`
-	Reference string        `json:"reference"`
-	Offset    time.Duration `json:"offset_ns"`
-	Pairs     int           `json:"pairs"` // paired events the estimate rests on
-	Applied   bool          `json:"applied"`
-}
+type ClockOffset = stream.ClockOffset

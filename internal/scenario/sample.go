@@ -24,7 +24,12 @@ func Sample() (*Scenario, Render) { return Cluster13(3*time.Hour, 4) }
 func Cluster13(dur time.Duration, noise int) (*Scenario, Render) {
 	const seed = 2026
 	start := time.Date(2026, 8, 23, 9, 0, 0, 0, time.UTC)
-	s := New(seed, start, dur, NewCluster(rand.New(rand.NewSource(seed)), 3, 4, 6))
+	cl := NewCluster(rand.New(rand.NewSource(seed)), 3, 4, 6)
+	// The ZDU lines of HDDS-17425 exist only on the 2.3.0-SNAPSHOT line
+	// (the HDDS-14496-zdu branch): the sample's cluster runs it, so that
+	// every defect it shows can happen on the version its banners print.
+	cl.Version = "2.3.0-SNAPSHOT"
+	s := New(seed, start, dur, cl)
 	// A Ratis close threshold raised above the pause of hdds17519/skip-stale
 	// (signatures-scm.md §1.1), as the clusters that show HDDS-17519 have.
 	s.Site = map[string]string{

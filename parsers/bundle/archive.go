@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"compress/bzip2"
 	"compress/flate"
 	"compress/gzip"
 	"errors"
@@ -13,6 +14,9 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 // visitGzip decompresses a gzip stream (all members) and visits its content.
@@ -24,11 +28,125 @@ func (w *walker) visitGzip(n node, br *bufio.Reader, depth int) {
 		return
 	}
 	defer zr.Close()
-	rr := &ratioReader{r: zr, in: func() int64 { return in.n }, max: w.opt.MaxRatio, what: "gzip data of " + n.name, wrap: gzipError}
+	w.visitDecompressed(n, zr, in, "gzip", gzipError, depth)
+}
+
+// visitDecompressed visits the decompressed content zr of a stream whose
+// compressed bytes in counts, under the ratio cap.
+func (w *walker) visitDecompressed(n node, zr io.Reader, in *countingByteReader, format string, wrap func(error) error, depth int) {
+	rr := &ratioReader{r: zr, in: func() int64 { return in.n }, max: w.opt.MaxRatio, what: format + " data of " + n.name, wrap: wrap}
 	w.visitStream(n, rr, nil, depth+1)
 	if rr.err != nil {
 		w.report(n.path, rr.err) // when not reported by whoever read it
 	}
+}
+
+// Memory a decompressor may take for its window, at most. Both are the
+// largest the tools' own presets use: xz -9 (64 MiB dictionary) and
+// zstd --ultra -22 or --long (128 MiB window). Larger streams are skipped
+// (decompress them outside and name the result as an input).
+const (
+	maxXZDict     = 64 << 20
+	maxZstdWindow = 128 << 20
+)
+
+// visitXZ decompresses an xz stream (all streams and padding) and visits its
+// content. The xz reader allocates the dictionary its block header asks
+// for, so the first block's is checked against maxXZDict first.
+func (w *walker) visitXZ(n node, br *bufio.Reader, depth int) {
+	head, _ := br.Peek(xzHeadBytes)
+	if dict, ok := xzDictSize(head); ok && dict > maxXZDict {
+		w.problem(n.path, fmt.Sprintf("xz stream with a %s dictionary skipped: more than the %s of xz -9 (decompress it with unxz and name the result as an input)", size(dict), size(maxXZDict)))
+		return
+	}
+	in := &countingByteReader{r: br}
+	wrap := decompressError("xz")
+	zr, err := xz.ReaderConfig{}.NewReader(in)
+	if err != nil {
+		w.report(n.path, wrap(err))
+		return
+	}
+	w.visitDecompressed(n, &xzEnd{r: zr, in: in}, in, "xz", wrap, depth)
+}
+
+// visitZstd decompresses a zstd stream (all frames) and visits its content.
+func (w *walker) visitZstd(n node, br *bufio.Reader, depth int) {
+	in := &countingByteReader{r: br}
+	wrap := decompressError("zstd")
+	zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(maxZstdWindow))
+	if err != nil {
+		w.report(n.path, wrap(err))
+		return
+	}
+	defer zr.Close()
+	w.visitDecompressed(n, zr, in, "zstd", wrap, depth)
+}
+
+// visitBzip2 decompresses a bzip2 stream (all streams) and visits its
+// content.
+func (w *walker) visitBzip2(n node, br *bufio.Reader, depth int) {
+	in := &countingByteReader{r: br}
+	w.visitDecompressed(n, bzip2.NewReader(in), in, "bzip2", decompressError("bzip2"), depth)
+}
+
+// xzHeadBytes is enough of an xz file for its stream header and first
+// block header (at most 1024 bytes).
+const xzHeadBytes = 12 + 1024
+
+// xzDictSize reads the LZMA2 dictionary size from the first block header
+// of an xz stream (xz file format 1.0.4, sections 2.1.1, 3.1 and 5.3.1);
+// ok is false when head holds no block header with an LZMA2 filter.
+func xzDictSize(head []byte) (int64, bool) {
+	if len(head) < 13 || head[12] == 0 { // no block: an index follows
+		return 0, false
+	}
+	hdr := head[12:]
+	hsize := (int(hdr[0]) + 1) * 4
+	if len(hdr) < hsize || hsize < 8 {
+		return 0, false
+	}
+	flags := hdr[1]
+	p := hdr[2 : hsize-4] // without the CRC32
+	varint := func() (uint64, bool) {
+		var v uint64
+		for i := 0; i < 9 && len(p) > 0; i++ {
+			b := p[0]
+			p = p[1:]
+			v |= uint64(b&0x7f) << (7 * i)
+			if b < 0x80 {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	for _, present := range []bool{flags&0x40 != 0, flags&0x80 != 0} { // compressed, uncompressed size
+		if present {
+			if _, ok := varint(); !ok {
+				return 0, false
+			}
+		}
+	}
+	for range int(flags&0x03) + 1 {
+		id, ok1 := varint()
+		n, ok2 := varint()
+		if !ok1 || !ok2 || uint64(len(p)) < n {
+			return 0, false
+		}
+		props := p[:n]
+		p = p[n:]
+		if id == 0x21 && n == 1 {
+			b := props[0] & 0x3f
+			switch {
+			case b > 40:
+				return 0, false
+			case b == 40:
+				return 1<<32 - 1, true
+			}
+			return int64(2|b&1) << (b/2 + 11), true
+		}
+	}
+	return 0, false
 }
 
 // visitTar visits the regular files of a tar stream.
@@ -250,6 +368,28 @@ func zipError(err error) error {
 	return &readError{reason: "read error in zip member: " + err.Error()}
 }
 
+// decompressError turns an xz, zstd or bzip2 read error into a reason a
+// user can act on.
+func decompressError(format string) func(error) error {
+	return func(err error) error {
+		var re *readError
+		if errors.As(err, &re) {
+			return re
+		}
+		msg := err.Error()
+		lower := strings.ToLower(msg)
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF || strings.Contains(lower, "unexpected eof"):
+			return &readError{reason: "truncated " + format + ": unexpected EOF (the part before it was read)"}
+		case errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded):
+			return &readError{reason: fmt.Sprintf("%s frame needs a window above %s (more than zstd --ultra -22 or --long use): stopped (decompress it with unzstd and name the result as an input)", format, size(maxZstdWindow))}
+		case errors.Is(err, zstd.ErrCRCMismatch) || strings.Contains(lower, "checksum") || strings.Contains(lower, "crc"):
+			return &readError{reason: format + " checksum mismatch: the file is corrupt (the part before it was read)"}
+		}
+		return &readError{reason: "corrupt " + format + " data (" + msg + "): the part before it was read"}
+	}
+}
+
 // archiveError explains why reading an archive stopped.
 func archiveError(what string, err error) error {
 	var re *readError
@@ -281,15 +421,19 @@ func (e *entryReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// countingByteReader counts the compressed bytes a decompressor consumes.
+// countingByteReader counts the compressed bytes a decompressor consumes
+// and keeps the last two non-NUL ones (an xz file ends with "YZ" and NUL
+// padding).
 type countingByteReader struct {
-	r *bufio.Reader
-	n int64
+	r    *bufio.Reader
+	n    int64
+	tail [2]byte
 }
 
 func (c *countingByteReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	c.keep(p[:n])
 	return n, err
 }
 
@@ -297,8 +441,40 @@ func (c *countingByteReader) ReadByte() (byte, error) {
 	b, err := c.r.ReadByte()
 	if err == nil {
 		c.n++
+		c.keep([]byte{b})
 	}
 	return b, err
+}
+
+func (c *countingByteReader) keep(p []byte) {
+	var last []byte
+	for i := len(p) - 1; i >= 0 && len(last) < 2; i-- {
+		if p[i] != 0 {
+			last = append(last, p[i])
+		}
+	}
+	switch len(last) {
+	case 2:
+		c.tail = [2]byte{last[1], last[0]}
+	case 1:
+		c.tail = [2]byte{c.tail[1], last[0]}
+	}
+}
+
+// xzEnd turns the xz reader's clean end into a truncation when the input
+// did not end with a stream footer ("YZ", then NUL padding): the reader
+// takes a file cut right after a stream or block boundary for a whole one.
+type xzEnd struct {
+	r  io.Reader
+	in *countingByteReader
+}
+
+func (x *xzEnd) Read(p []byte) (int, error) {
+	n, err := x.r.Read(p)
+	if err == io.EOF && x.in.tail != [2]byte{'Y', 'Z'} {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
 }
 
 // countingReaderAt counts the bytes a zip member's reader fetches.

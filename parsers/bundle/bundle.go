@@ -1,5 +1,6 @@
 // Package bundle walks log bundles — directory trees, .tar, .tar.gz/.tgz,
-// .zip and .gz files, nested in one another to any reasonable depth — and
+// .tar.xz, .tar.zst, .tar.bz2, .zip, .gz, .xz, .zst and .bz2 files, nested
+// in one another to any reasonable depth — and
 // hands each file's decompressed content to a callback as a stream. Nothing
 // is extracted to disk.
 //
@@ -42,8 +43,9 @@ type Options struct {
 	// 16 GiB). A longer file is cut there with a Problem; what was read is
 	// kept.
 	MaxFileBytes int64
-	// MaxRatio caps the decompressed/compressed ratio of gzip streams and
-	// zip members once more than 1 MiB was decompressed (default 200).
+	// MaxRatio caps the decompressed/compressed ratio of gzip, xz, zstd and
+	// bzip2 streams and zip members once more than 1 MiB was decompressed
+	// (default 200).
 	// Beyond it the file is stopped with a Problem.
 	MaxRatio int64
 	// MaxTotalBytes caps the decompressed bytes handed to the callback in
@@ -75,7 +77,8 @@ type Problem struct {
 func (p Problem) String() string { return p.Path + ": " + p.Reason }
 
 // Walk visits every file of every input: directory trees, .tar,
-// .tar.gz/.tgz, .zip, .gz and single files, with archives nested in
+// .tar.gz/.tgz, .tar.xz, .tar.zst, .tar.bz2, .zip, .gz, .xz, .zst, .bz2 and
+// single files, with archives nested in
 // archives and in directories. fn gets the decompressed content as a
 // stream, valid only during the call. An error returned by fn, or a read
 // error, becomes a Problem for that file and the walk goes on.
@@ -196,6 +199,12 @@ func (w *walker) visitStream(n node, raw io.Reader, ra *sizedReaderAt, depth int
 	switch f.name {
 	case "gzip":
 		w.visitGzip(n, br, depth)
+	case "xz":
+		w.visitXZ(n, br, depth)
+	case "zstd":
+		w.visitZstd(n, br, depth)
+	case "bzip2":
+		w.visitBzip2(n, br, depth)
 	case "tar":
 		w.visitTar(n, br, depth)
 	case "zip":

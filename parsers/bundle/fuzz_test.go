@@ -31,7 +31,14 @@ func FuzzWalk(f *testing.F) {
 	w, _ := zwr.Create("om1/ozone-hadoop-om-om1.log")
 	w.Write([]byte("2026-08-23 10:00:00,000 [main] INFO a.B: x\n"))
 	zwr.Close()
-	for _, seed := range [][]byte{tgz.Bytes(), zb.Bytes(), tgz.Bytes()[:tgz.Len()/2], []byte("plain text\n"), {0x1f, 0x8b}, {'P', 'K', 3, 4}} {
+	tarball := tgz.Bytes()
+	bz2, err := os.ReadFile(filepath.Join("testdata", "bundle.tar.bz2"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	txz, tzst := xzBytes(f, tarball), zstdBytes(f, tarball)
+	for _, seed := range [][]byte{tgz.Bytes(), zb.Bytes(), tgz.Bytes()[:tgz.Len()/2], []byte("plain text\n"), {0x1f, 0x8b}, {'P', 'K', 3, 4},
+		txz, txz[:len(txz)/2], tzst, tzst[:len(tzst)/2], bz2, bz2[:len(bz2)/2]} {
 		f.Add(seed, uint8(0))
 		f.Add(seed, uint8(1))
 	}

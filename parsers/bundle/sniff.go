@@ -7,7 +7,8 @@ import (
 )
 
 // format is what sniff recognised: name "" is text (or anything else to
-// hand to the callback); "gzip", "tar" and "zip" are opened; other names
+// hand to the callback); "gzip", "xz", "zstd", "bzip2", "tar" and "zip" are
+// opened; other names
 // are skipped with reason.
 type format struct {
 	name      string
@@ -19,9 +20,7 @@ type format struct {
 var magics = []struct {
 	prefix, name, advice string
 }{
-	{"\xfd7zXZ\x00", "xz", "decompress it (unxz) and name the result as an input"},
 	{"7z\xbc\xaf\x27\x1c", "7z", "extract it and name the result as an input"},
-	{"\x28\xb5\x2f\xfd", "zstd", "decompress it (unzstd) and name the result as an input"},
 	{"\x04\x22\x4d\x18", "lz4", "decompress it (unlz4) and name the result as an input"},
 	{"\x1f\x9d", "compress (.Z)", "decompress it (uncompress) and name the result as an input"},
 	{"Rar!\x1a\x07", "rar", "extract it and name the result as an input"},
@@ -44,11 +43,14 @@ func sniff(head []byte) format {
 		return format{name: "gzip", container: true}
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")), bytes.HasPrefix(head, []byte("PK\x05\x06")), bytes.HasPrefix(head, []byte("PK\x07\x08")):
 		return format{name: "zip", container: true}
+	case bytes.HasPrefix(head, []byte("\xfd7zXZ\x00")):
+		return format{name: "xz", container: true}
+	case bytes.HasPrefix(head, []byte("\x28\xb5\x2f\xfd")):
+		return format{name: "zstd", container: true}
+	case isBzip2(head):
+		return format{name: "bzip2", container: true}
 	case isTar(head):
 		return format{name: "tar", container: true}
-	}
-	if isBzip2(head) {
-		return format{name: "bzip2", reason: "bzip2 data skipped: decompress it (bunzip2) and name the result as an input"}
 	}
 	for _, m := range magics {
 		if bytes.HasPrefix(head, []byte(m.prefix)) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/log4j"
 )
 
 // Log lines used as file content.
@@ -341,5 +342,38 @@ func TestWalkStopsOnCancel(t *testing.T) {
 	}
 	if len(seen) != 1 || len(problems) != 0 {
 		t.Errorf("seen %v, problems %v; want one file, no problems", seen, problems)
+	}
+}
+
+// Real collections: a node's /var/log/pods tree (CRI files, rotated and
+// gzipped by the kubelet) and a Cloudera Manager role log inside a tarball
+// give each file its pod or host and component, and the CRI lines read as
+// records once the scanner strips their prefix.
+func TestWalkKubernetesAndClouderaCollections(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "pods")
+	const uid = "6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e"
+	cri := "2026-08-23T10:21:01.114203Z stdout F " + scmLine
+	live := filepath.Join(root, "ozone_myrel-scm-0_"+uid, "scm", "0.log")
+	rotated := filepath.Join(root, "ozone_myrel-scm-0_"+uid, "scm", "0.log.20260823-102101.gz")
+	writeFile(t, live, []byte(cri))
+	writeFile(t, rotated, gz(t, []byte(cri)))
+	cm := filepath.Join(t.TempDir(), "om1.tgz")
+	writeFile(t, cm, gz(t, tarBytes(t, entry{name: "var/log/hadoop-ozone/hadoop-cmf-ozone-OZONE_MANAGER-om1.example.com.log.out", body: scmLine})))
+
+	r := walk(t, Options{}, root, cm)
+	r.wantNoProblems(t)
+	for _, p := range []string{live, rotated} {
+		f := r.files[p]
+		if f.Host != "myrel-scm-0" || f.Component != parsers.ComponentSCM || f.Kind != parsers.KindLog {
+			t.Errorf("%s: %+v", p, f)
+		}
+		s := log4j.NewScanner(strings.NewReader(r.content[p]), log4j.Options{Kind: f.Kind})
+		if !s.Next() || s.Record().Logger != "org.apache.hadoop.hdds.scm.node.StaleNodeHandler" || s.Next() {
+			t.Errorf("%s: records %+v", p, s.Record())
+		}
+	}
+	cmPath := cm + "!/var/log/hadoop-ozone/hadoop-cmf-ozone-OZONE_MANAGER-om1.example.com.log.out"
+	if f := r.files[cmPath]; f.Host != "om1.example.com" || f.Component != parsers.ComponentOM || f.Kind != parsers.KindLog {
+		t.Errorf("%s: %+v (files %v)", cmPath, f, r.order)
 	}
 }

@@ -173,7 +173,7 @@ func groups(names, sub []string) map[string]string {
 
 // setField applies one named group. Group names:
 //
-//	dn        DatanodeDetails "<uuid>(<host>/<ip>)" or the ≤1.4 long form
+//	dn        DatanodeDetails "<uuid>(<host>/<ip>)" or the ≤1.3 long form
 //	dnuuid    datanode UUID      dnhost  datanode host name   dnip  its address
 //	container container ID (with or without "#")
 //	pipeline  "Pipeline-<uuid>", "PipelineID=<uuid>" or a bare UUID
@@ -267,8 +267,9 @@ var (
 )
 
 // ParseDatanode reads DatanodeDetails as Ozone prints it: "<uuid>(<host>/<ip>)"
-// (2.0+), "<uuid>{ip: <ip>, host: <host>, ...}" (≤1.4 and toDebugString), or a
-// bare UUID.
+// (toString since ozone-1.4.0, HDDS-7753), "<uuid>{ip: <ip>, host: <host>, ...}"
+// (toString up to 1.3.0 — without "ports:" in 1.0.0 — and toDebugString
+// since 1.4.0), or a bare UUID.
 func ParseDatanode(v string) Datanode {
 	v = strings.TrimSpace(v)
 	if m := dnShortRe.FindStringSubmatch(v); m != nil {
@@ -284,7 +285,8 @@ func ParseDatanode(v string) Datanode {
 }
 
 // ParsePipelineID accepts "Pipeline-<uuid>" (2.1+), "PipelineID=<uuid>" (≤2.0),
-// "Pipeline{ Id: <uuid>, ..." or a bare UUID, and returns the lower-case UUID.
+// "Pipeline{ Id: <uuid>, ..." (2.0+), "Pipeline[ Id: <uuid>, ..." (≤1.4) or a
+// bare UUID, and returns the lower-case UUID.
 func ParsePipelineID(v string) string {
 	if u := uuidRe.FindString(v); u != "" {
 		return strings.ToLower(u)
@@ -293,8 +295,9 @@ func ParsePipelineID(v string) string {
 }
 
 // ParsePeers extracts the peer IDs of a peer list in any rendering Ozone and
-// Ratis use: "peers:[a|host:port, b|host:port]|listeners:[]",
-// "[a|rpc:host:port|admin:...|priority:1, ...]", "a(host:port), b(host:port)".
+// Ratis use: "peers:[a|host:port, b|host:port]|listeners:[]" (ratis 2.4+),
+// "[a|rpc:host:port|admin:...|priority:1, ...]" (ratis 2.x),
+// "a(host:port), b(host:port)" (Ozone), "[a:host:port, ...]" (ratis-1.0.0).
 func ParsePeers(v string) []string {
 	if i := strings.Index(v, "|listeners:"); i >= 0 {
 		v = v[:i]
@@ -303,6 +306,9 @@ func ParsePeers(v string) []string {
 	var ids []string
 	for _, p := range splitList(v) {
 		end := strings.IndexAny(p, "|(")
+		if end < 0 {
+			end = strings.IndexByte(p, ':') // ratis-1.0.0 "id:address"
+		}
 		if end >= 0 {
 			p = p[:end]
 		}

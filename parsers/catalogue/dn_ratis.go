@@ -59,7 +59,8 @@ const (
 func dnRatisEntries() []Entry {
 	return []Entry{
 		{
-			// T1 ContainerStateMachine.java:707 (signatures-dn-om.md A.2).
+			// T1 ContainerStateMachine.java:707 (signatures-dn-om.md A.2); same
+			// text since ozone-2.0.0 (:706 @2.0.0, HDDS-12469), absent before.
 			Kind:     WriteChunkTimeout,
 			Source:   "hadoop-hdds/container-service/.../ratis/ContainerStateMachine.java:707 (T1)",
 			Loggers:  []string{"ContainerStateMachine"},
@@ -68,7 +69,8 @@ func dnRatisEntries() []Entry {
 				`for index (?P<index>-?\d+) groupId (?P<group>` + groupRe + `), cancelling pending write chunk`),
 		},
 		{
-			// T2 ContainerStateMachine.java:841 (A.2), master only (HDDS-15443).
+			// T2 ContainerStateMachine.java:841 (A.2), master only (HDDS-15443):
+			// no release up to ozone-2.2.0 (nor the ozone-2.2 branch) has it.
 			Kind:     StateMachineCloseServer,
 			Source:   "hadoop-hdds/container-service/.../ratis/ContainerStateMachine.java:841 (T2)",
 			Loggers:  []string{"ContainerStateMachine"},
@@ -77,44 +79,67 @@ func dnRatisEntries() []Entry {
 		},
 		{
 			// T4 ratis RaftServerImpl.java:528 "{}: shutdown" (A.2), logged
-			// through RaftServer.Division.LOG (§0 trap 1).
+			// through RaftServer.Division.LOG (§0 trap 1). Same text and member
+			// rendering "<peer>@group-<12 hex>" in every bundled Ratis
+			// (RaftServerImpl.java:263 @ratis-1.0.0 .. :528 @ratis-3.2.1); up to
+			// ratis-1.0.0 the logger is RaftServerImpl itself.
 			Kind:     DivisionShutdown,
 			Source:   "ratis-server/.../impl/RaftServerImpl.java:528 (T4)",
-			Loggers:  []string{"RaftServer$Division"},
+			Loggers:  []string{"RaftServer$Division", "RaftServerImpl"},
 			Literals: []string{": shutdown"},
 			Pattern:  regexp.MustCompile(`^(?P<member>` + memberRe + `): shutdown\s*$`),
 		},
 		{
-			// R1 ratis RaftServerProxy.java:117 "{}: remove {}" (A.5); the
-			// role is %9s-padded (§0 trap 2).
+			// R1 ratis RaftServerProxy.java:117 "{}: remove {}" (A.5) with the
+			// division's RaftServerImpl.toString(); the role is %9s-padded
+			// (RoleInfo.toString, §0 trap 2). Two renderings:
+			//   A ratis-3.2.0+ (ozone-2.1.0..master) "<role> (<LIFECYCLE>): <state>"
+			//     (RaftServerImpl.java:718 @ratis-3.2.1, RATIS-2287)
+			//   B ratis-1.0.0..3.1.x (ozone-1.0.0..2.0.0) "<role> <state> <LIFECYCLE>"
+			//     (RaftServerImpl.java:456 @ratis-1.0.0, :720 @ratis-3.0.1), where
+			//     <state> is ServerState "<member>:t<term>, leader=.., voted=..,
+			//     raftlog=.., conf=.." and the lifecycle state ends the line.
+			// Logger RaftServerProxy up to ratis-1.0.0, RaftServer after.
 			Kind:     RaftGroupRemove,
-			Source:   "ratis-server/.../impl/RaftServerProxy.java:117 (R1)",
-			Loggers:  []string{"RaftServer"},
+			Source:   "ratis-server/.../impl/RaftServerProxy.java:117 (R1); @ratis-1.0.0 :100",
+			Loggers:  []string{"RaftServer", "RaftServerProxy"},
 			Literals: []string{": remove "},
-			Pattern: regexp.MustCompile(`^(?P<peer>[^\s:@]+): remove\s+(?P<role>[A-Z]+)\s+\((?P<state>[A-Z]+)\): ` +
-				`(?P<member>` + memberRe + `)`),
+			Pattern: regexp.MustCompile(`^(?P<peer>[^\s:@]+): remove\s+(?P<role>[A-Z]+)\s+(?:\((?P<state>[A-Z]+)\): ` +
+				`(?P<member>` + memberRe + `)|(?P<member>` + memberRe + `):t\d+,[^\n]* (?P<state>[A-Z]+)[ \t]*(?:\r?\n|\z))`),
 		},
 		{
 			// R9 ratis RaftServerImpl.java:498, and :517 when
 			// hdds.ratis.raft.server.delete.ratis.log.directory=false (A.5).
+			// "Succeed to remove" in every bundled Ratis (:301 @ratis-1.0.0);
+			// "is renamed successfully" since ratis-2.0.0 (ozone-1.1.0+, :395).
 			Kind:     RaftStorageRemoved,
 			Source:   "ratis-server/.../impl/RaftServerImpl.java:498, :517 (R9)",
-			Loggers:  []string{"RaftServer$Division"},
+			Loggers:  []string{"RaftServer$Division", "RaftServerImpl"},
 			Literals: []string{"Succeed to remove RaftStorageDirectory", " is renamed successfully"},
 			Pattern: regexp.MustCompile(`^(?P<member>` + memberRe + `): ` +
 				`(?:Succeed to remove RaftStorageDirectory|Group \S+ is renamed successfully)`),
 		},
 		{
 			// R8 ClosePipelineCommandHandler.java:166 (A.5, E.1 #15).
+			//   A ozone-1.1.0..master "Close Pipeline {} command on datanode {}."
+			//     with PipelineID ("PipelineID=<uuid>" ≤2.0.0, "Pipeline-<uuid>"
+			//     2.1.0+) and the datanode UUID (:75 @1.1.0, :142 @2.0.0, :166 @2.1.0+)
+			//   B ozone-1.0.0 "Close Pipeline #{} command on datanode #{}." with
+			//     the HddsProtos.PipelineID protobuf, whose text form spans lines:
+			//     `id: "<uuid>"` / `uuid128 {` / `  mostSigBits: ..` / `  leastSigBits: ..`
+			//     / `}` (ClosePipelineCommandHandler.java:78 @1.0.0)
 			Kind:     ClosePipelineDone,
-			Source:   "hadoop-hdds/container-service/.../commandhandler/ClosePipelineCommandHandler.java:166 (R8)",
+			Source:   "hadoop-hdds/container-service/.../commandhandler/ClosePipelineCommandHandler.java:166 (R8); @1.0.0 :78",
 			Loggers:  []string{"ClosePipelineCommandHandler"},
-			Literals: []string{" command on datanode "},
-			Pattern:  regexp.MustCompile(`^Close Pipeline (?P<pipeline>\S+) command on datanode (?P<dnuuid>[0-9a-fA-F-]{36})`),
+			Literals: []string{" command on datanode ", "Close Pipeline #id: "},
+			Pattern: regexp.MustCompile(`(?s)^Close Pipeline (?:#id: "(?P<pipeline>[0-9a-fA-F-]{36})".*?|(?P<pipeline>\S+))` +
+				` command on datanode #?(?P<dnuuid>[0-9a-fA-F-]{36})`),
 		},
 		{
 			// C1 CloseContainerCommandHandler.java:156 (A.4) with its cause
-			// C1a/C1b/C1c (A.6) in the continuation lines.
+			// C1a/C1b/C1c (A.6) in the continuation lines. Same text in every
+			// release (:129 @1.0.0); the Ratis causes read alike in every bundled
+			// Ratis (RaftServerImpl.java:518-519, RaftServerProxy.java:127 @ratis-1.0.0).
 			Kind:     CloseContainerFailed,
 			Source:   "hadoop-hdds/container-service/.../commandhandler/CloseContainerCommandHandler.java:156 (C1)",
 			Loggers:  []string{"CloseContainerCommandHandler"},
@@ -126,7 +151,8 @@ func dnRatisEntries() []Entry {
 			Post: closeFailureCause,
 		},
 		{
-			// C3 CloseContainerCommandHandler.java:135 (A.4).
+			// C3 CloseContainerCommandHandler.java:135 (A.4); ozone-1.3.0+
+			// (:112 @1.3.0); earlier releases log no line for this quasi-close.
 			Kind:     ContainerQuasiClosed,
 			Source:   "hadoop-hdds/container-service/.../commandhandler/CloseContainerCommandHandler.java:135 (C3)",
 			Loggers:  []string{"CloseContainerCommandHandler"},
@@ -137,16 +163,23 @@ func dnRatisEntries() []Entry {
 			// dn-container log, ContainerLogger.java:75-77 with the reason of
 			// ContainerStateMachine.java:1325-1326 (A.5): the healthy
 			// quasi-close on group removal.
+			//   A ozone-2.0.0..master "... | Ratis group removed. Group id: group-X"
+			//     (ContainerStateMachine.java:1293 @2.0.0)
+			//   B ozone-1.4.x "... | Ratis group removed" (:1121 @1.4.0), no group
+			// ContainerLogger (the dn-container log) does not exist before 1.4.0.
 			Kind:     ContainerQuasiClosed,
 			Source:   "hadoop-hdds/container-service/.../utils/ContainerLogger.java:75 (A.5 dn-container)",
-			Literals: []string{"Ratis group removed. Group id: "},
+			Literals: []string{"Ratis group removed"},
 			Pattern: regexp.MustCompile(`ID=(?P<container>\d+) \|.*?State=QUASI_CLOSED \|.*?` +
-				`Ratis group removed\. Group id: (?P<group>` + groupRe + `)`),
+				`Ratis group removed(?:\. Group id: (?P<group>` + groupRe + `))?`),
 		},
 		{
 			// S11 ReplicationManager.java:666 with a CloseContainerCommand
 			// (CloseContainerCommand.java:89-100) and ContainerInfo
-			// (ContainerInfo.java:334-342) rendered (A.3).
+			// (ContainerInfo.java:334-342) rendered (A.3). ozone-1.4.0+; 1.4.x
+			// print "closeContainerCommand: containerID: <id>, pipelineID:
+			// PipelineID=<uuid>, force: <b>" (no cmdID/term), 2.0.0+ the form with
+			// cmdID, term and deadline (see ReplicaDeleteCommand).
 			Kind:     SCMCloseContainerCommand,
 			Source:   "hadoop-hdds/server-scm/.../container/replication/ReplicationManager.java:666 (S11)",
 			Loggers:  []string{"ReplicationManager"},

@@ -45,13 +45,16 @@ const (
 	// Attrs["leader"], and for add Attrs["omaddr"] and Attrs["omhost"].
 	OMPeerChangeSubmitted Kind = "om_peer_change_submitted"
 	// OMPeerChangeFailed: "Failed to {op} OM {node} in Ratis group {group}.
-	// Ratis SetConfiguration reply: {reply}" (L13; "to Ratis group" in 2.0).
+	// Ratis SetConfiguration reply: {reply}" (L13, 2.1.0+; 1.2.0-2.0.0 "Failed
+	// to add OM {node} to Ratis group" and "Failed to remove OM {node} from
+	// Ratis group").
 	// OMNode, Group, Attrs["op"], Reason = the reply's exception class
 	// (e.g. "NotLeaderException"), when it names one.
 	OMPeerChangeFailed Kind = "om_peer_change_failed"
-	// OMPeerChanged: "{op} OM {node} in Ratis group {group}." (L15; "Added
-	// OM {node} to Ratis group {group}." in 2.0): the leader's
-	// SetConfiguration for the node succeeded. OMNode, Group, Attrs["op"].
+	// OMPeerChanged: "{op} OM {node} in Ratis group {group}." (L15, 2.1.0+;
+	// 1.2.0-2.0.0 "Added OM {node} to Ratis group {group}." and "Removed OM
+	// {node} from Ratis group {group}."): the leader's SetConfiguration for the
+	// node succeeded. OMNode, Group, Attrs["op"].
 	OMPeerChanged Kind = "om_peer_changed"
 	// OMSetConfReceived: Ratis "{member}: receive setConfiguration {request}"
 	// on an OM (L2). Peer, Group (the receiving member), Peers = the
@@ -89,10 +92,12 @@ var omExceptionRe = regexp.MustCompile(`(?:^|[\s:.])(\w+Exception)\b`)
 var omRingNodeRe = regexp.MustCompile(`Failed to (?:add|remove) OM (\S+) (?:in|to|from) Ratis ring`)
 
 func omRingEntries() []Entry {
-	ratisLoggers := []string{"RaftServer$Division"}
+	// RaftServerImpl: ratis-1.0.0 (ozone-1.0.0) logged through its own class.
+	ratisLoggers := []string{"RaftServer$Division", "RaftServerImpl"}
 	return []Entry{
 		{
 			// N16 OzoneManager.java:2154 "Failed to Bootstrap OM." (ERROR, no exception).
+			// Same text since ozone-1.3.0 (:1712 @1.3.0); absent before.
 			Kind:     OMBootstrapFailed,
 			Source:   "hadoop-ozone/ozone-manager/.../om/OzoneManager.java:2154 (N16)",
 			Loggers:  []string{"OzoneManager"},
@@ -102,7 +107,8 @@ func omRingEntries() []Entry {
 		{
 			// N18 OMInterServiceProtocolClientSideImpl.java:109-110, printed
 			// to stderr by GenericCli.java:114 (first line of the message;
-			// the whole stack with --verbose).
+			// the whole stack with --verbose). Same text since ozone-1.2.0
+			// (:113 @1.2.0), the first release with OM bootstrap.
 			Kind:     OMBootstrapError,
 			Source:   "hadoop-ozone/ozone-manager/.../om/protocolPB/OMInterServiceProtocolClientSideImpl.java:109 (N18)",
 			Literals: []string{"Failed to Bootstrap OM. Error Code: "},
@@ -118,7 +124,8 @@ func omRingEntries() []Entry {
 		{
 			// OzoneManager.java:2151 "Successfully bootstrapped OM {} and joined
 			// the Ratis group {}" (F.4); the group prints as RaftGroup
-			// "group-X:[peers]" (RaftGroup.java:107-108).
+			// "group-X:[peers]" (RaftGroup.java:107-108). Same text since
+			// ozone-1.2.0 (:1429 @1.2.0); the peers print as RaftPeer (see L1).
 			Kind:     OMBootstrapped,
 			Source:   "hadoop-ozone/ozone-manager/.../om/OzoneManager.java:2151 (F.4)",
 			Loggers:  []string{"OzoneManager"},
@@ -129,6 +136,7 @@ func omRingEntries() []Entry {
 		},
 		{
 			// N10 OzoneManagerRatisServer.java:710 "Starting {} {} at port {}".
+			// Same text in every release (:365 @1.0.0).
 			Kind:     OMRatisStarting,
 			Source:   "hadoop-ozone/ozone-manager/.../om/ratis/OzoneManagerRatisServer.java:710 (N10)",
 			Loggers:  []string{"OzoneManagerRatisServer"},
@@ -139,11 +147,16 @@ func omRingEntries() []Entry {
 		{
 			// N17 OzoneManager.java:2445 "{}: Stopping Ozone Manager" with
 			// OMNodeDetails.getOMPrintInfo() = "{nodeId}[{hostAddress}:{rpcPort}]".
+			//   A ozone-1.3.0..master (:2033 @1.3.0)
+			//   B ozone-1.2.x "Stopping Ozone Manager" without the node (:1644
+			//     @1.2.0): OMNode stays empty
+			// ozone-1.0.0/1.1.0 log no such line.
 			Kind:     OMStopping,
-			Source:   "hadoop-ozone/ozone-manager/.../om/OzoneManager.java:2445 (N17)",
+			Source:   "hadoop-ozone/ozone-manager/.../om/OzoneManager.java:2445 (N17); @1.2.0 :1644",
 			Loggers:  []string{"OzoneManager"},
-			Literals: []string{": Stopping Ozone Manager"},
-			Pattern:  regexp.MustCompile(`^(?P<om>[^\s\[\]]+)\[(?P<omaddr>[^\]]*?)(?::\d+)?\]: Stopping Ozone Manager`),
+			Literals: []string{"Stopping Ozone Manager"},
+			Pattern: regexp.MustCompile(`^(?:(?P<om>[^\s\[\]]+)\[(?P<omaddr>[^\]]*?)(?::\d+)?\]: )?` +
+				`Stopping Ozone Manager[ \t]*(?:\r?\n|\z)`),
 			Post: func(s *Signal, m map[string]string) bool {
 				if s.Host == "" && m["omaddr"] != "" && !isIPAddress(m["omaddr"]) {
 					s.Attrs = setAttr(s.Attrs, "omhost", m["omaddr"])
@@ -154,6 +167,7 @@ func omRingEntries() []Entry {
 		},
 		{
 			// N4 OzoneManager.java:2113 (WARN) on a re-run of --bootstrap.
+			// Same text since ozone-1.4.0 (:1851 @1.4.0).
 			Kind:     OMRemoteHasBootstrapNode,
 			Source:   "hadoop-ozone/ozone-manager/.../om/OzoneManager.java:2113 (N4)",
 			Loggers:  []string{"OzoneManager"},
@@ -165,7 +179,10 @@ func omRingEntries() []Entry {
 		{
 			// L1 OzoneManagerRatisServer.java:338 (add). The new peer prints as
 			// RaftPeer "{id}|{address}" (Ratis 3.x) or "{id}|rpc:{address}|..."
-			// (2.x); the group as "group-X:[peers]".
+			// (2.x); the group as "group-X:[peers]". Same text since ozone-1.2.0
+			// (:305 @1.2.0). RaftPeer: "{id}|rpc:{addr}|priority:{n}" in
+			// ratis-2.2.0 (ozone-1.2.x), plus "|startupRole:{role}" in
+			// ratis-2.4.0 (ozone-1.3.0), "{id}|{addr}" from ratis-3.0.0 (ozone-1.4.0+).
 			Kind:     OMPeerChangeSubmitted,
 			Source:   "hadoop-ozone/ozone-manager/.../om/ratis/OzoneManagerRatisServer.java:338 (L1)",
 			Loggers:  []string{"OzoneManagerRatisServer"},
@@ -182,7 +199,8 @@ func omRingEntries() []Entry {
 			},
 		},
 		{
-			// OzoneManagerRatisServer.java:362 (remove, F.3 decommission).
+			// OzoneManagerRatisServer.java:362 (remove, F.3 decommission); same
+			// text since ozone-1.3.0 (:342 @1.3.0).
 			Kind:     OMPeerChangeSubmitted,
 			Source:   "hadoop-ozone/ozone-manager/.../om/ratis/OzoneManagerRatisServer.java:362 (F.3)",
 			Loggers:  []string{"OzoneManagerRatisServer"},
@@ -198,6 +216,9 @@ func omRingEntries() []Entry {
 			// L13 OzoneManagerRatisServer.java:428 "Failed to {} OM {} in Ratis
 			// group {}. Ratis SetConfiguration reply: {}"; ozone-2.0.0
 			// "Failed to add OM {} to Ratis group {}. ..." (:368 @2.0.0).
+			//   A ozone-2.1.0..master "Failed to {add|remove} OM {} in Ratis group {}." (:421 @2.1.0)
+			//   B ozone-1.2.0..2.0.0 "Failed to add OM {} to Ratis group {}." (:322 @1.2.0)
+			//     and, from 1.3.0, "Failed to remove OM {} from Ratis group {}." (:359 @1.3.0)
 			Kind:     OMPeerChangeFailed,
 			Source:   "hadoop-ozone/ozone-manager/.../om/ratis/OzoneManagerRatisServer.java:428 (L13)",
 			Loggers:  []string{"OzoneManagerRatisServer"},
@@ -214,16 +235,23 @@ func omRingEntries() []Entry {
 		},
 		{
 			// L15 OzoneManagerRatisServer.java:426 "{} OM {} in Ratis group {}."
-			// (operation "add"/"remove"); ozone-2.0.0 "Added OM {} to Ratis
-			// group {}." (:366 @2.0.0).
+			// (operation "add"/"remove").
+			//   A ozone-2.1.0..master "{add|remove} OM {} in Ratis group {}." (:419 @2.1.0)
+			//   B ozone-1.2.0..2.0.0 "Added OM {} to Ratis group {}." (:320 @1.2.0,
+			//     :366 @2.0.0) and, from 1.3.0, "Removed OM {} from Ratis group {}."
+			//     (:356 @1.3.0, :399 @2.0.0)
 			Kind:     OMPeerChanged,
-			Source:   "hadoop-ozone/ozone-manager/.../om/ratis/OzoneManagerRatisServer.java:426 (L15)",
+			Source:   "hadoop-ozone/ozone-manager/.../om/ratis/OzoneManagerRatisServer.java:426 (L15); ≤2.0 :366, :399",
 			Loggers:  []string{"OzoneManagerRatisServer"},
-			Literals: []string{" in Ratis group ", "Added OM "},
-			Pattern: regexp.MustCompile(`^(?:(?P<op>add|remove) OM (?P<om>\S+) in|Added OM (?P<om>\S+) to) Ratis group ` +
-				omGroupRe + `\.\s*$`),
+			Literals: []string{" in Ratis group ", "Added OM ", "Removed OM "},
+			Pattern: regexp.MustCompile(`^(?:(?P<op>add|remove) OM (?P<om>\S+) in|Added OM (?P<om>\S+) to` +
+				`|(?P<removed>Removed) OM (?P<om>\S+) from) Ratis group ` + omGroupRe + `\.\s*$`),
 			Post: func(s *Signal, m map[string]string) bool {
-				if m["op"] == "" {
+				switch {
+				case m["removed"] != "":
+					delete(s.Attrs, "removed")
+					s.Attrs = setAttr(s.Attrs, "op", "remove")
+				case m["op"] == "":
 					s.Attrs = setAttr(s.Attrs, "op", "add")
 				}
 				return true
@@ -232,22 +260,28 @@ func omRingEntries() []Entry {
 		{
 			// L2 ratis RaftServerImpl.java:1323 "{}: receive setConfiguration {}"
 			// (SetConfigurationRequest.java:187-188 prints "servers:[...]").
+			//   A ratis-2.4.0+ (ozone-1.3.0..master) "<request>, <mode>, servers:[..], listeners:[..]"
+			//   B ratis-1.0.0..2.2.0 (ozone-1.0.0..1.2.x) "<request>, peers:[..]"
+			//     (SetConfigurationRequest.java:41 @ratis-2.0.0)
 			Kind:     OMSetConfReceived,
-			Source:   "ratis-server/.../server/impl/RaftServerImpl.java:1323 (L2)",
+			Source:   "ratis-server/.../server/impl/RaftServerImpl.java:1323 (L2); @ratis-1.0.0 :747",
 			Loggers:  ratisLoggers,
 			Literals: []string{": receive setConfiguration "},
-			Pattern:  regexp.MustCompile(`^` + omMemberRe + `: receive setConfiguration .*?servers:(?P<peers>\[[^\]]*\])`),
+			Pattern:  regexp.MustCompile(`^` + omMemberRe + `: receive setConfiguration .*?(?:servers|peers):(?P<peers>\[[^\]]*\])`),
 			Post:     notDatanodeOrSCM,
 		},
 		{
 			// A2 OzoneManagerStateMachine.java:293-306 (StringBuilder, last two
 			// characters trimmed: "..., New Listener list" without listeners).
+			//   A ozone-2.1.0..master with "New Listener list" (:252 @2.1.0)
+			//   B ozone-2.0.0 ends after the peers: "New Peer list: a(h:p), b(h:p)" (:219 @2.0.0)
+			// Absent before ozone-2.0.0.
 			Kind:     OMConfChanged,
-			Source:   "hadoop-ozone/ozone-manager/.../om/ratis/OzoneManagerStateMachine.java:306 (A2)",
+			Source:   "hadoop-ozone/ozone-manager/.../om/ratis/OzoneManagerStateMachine.java:306 (A2); @2.0.0 :219",
 			Loggers:  []string{"OzoneManagerStateMachine"},
 			Literals: []string{"notifyConfigurationChanged from Ratis: "},
 			Pattern: regexp.MustCompile(`^notifyConfigurationChanged from Ratis: term=(?P<term>\d+), index=(?P<index>-?\d+), ` +
-				`New Peer list: (?P<peers>.*?),? New Listener list(?:: (?P<listeners>[^\r\n]*))?`),
+				`New Peer list: (?P<peers>[^\r\n]*?)(?:,? New Listener list(?:: (?P<listeners>[^\r\n]*))?)?[ \t]*(?:\r?\n|\z)`),
 			Post: func(s *Signal, m map[string]string) bool {
 				s.Attrs = setAttr(s.Attrs, "peerlist", m["peers"])
 				return true
@@ -257,6 +291,11 @@ func omRingEntries() []Entry {
 			// A1/L5/N15 ratis ServerState.java:392 "{}: set configuration {}";
 			// RaftConfigurationImpl prints "conf: {index: i, cur=C, old=O}"
 			// from ratis-3.1.0 and "i: C, old=O" up to ratis-3.0.1.
+			//   A ratis-3.1.0+ (ozone-1.4.1..master) "conf: {index: i, cur=peers:[..]|listeners:[..], old=..}"
+			//   B ratis-2.4.0..3.0.1 (ozone-1.3.0, 1.4.0) "i: peers:[..]|listeners:[..], old=.."
+			//   C ratis-2.0.0..2.2.0 (ozone-1.1.0..1.2.x) "i: [id|rpc:addr|..], old=.."
+			//   D ratis-1.0.0 (ozone-1.0.0) "{}: set configuration {} at {}" =
+			//     "i: [id:addr, ...], old=.. at i" (ServerState.java:356 @ratis-1.0.0)
 			Kind:     OMRaftConfSet,
 			Source:   "ratis-server/.../server/impl/ServerState.java:392 (A1, L5, N15)",
 			Loggers:  ratisLoggers,
@@ -278,7 +317,8 @@ func omRingEntries() []Entry {
 		{
 			// L8 ratis RaftServerImpl.java:393 "{}: changes role from {} to {} at
 			// term {} for {}"; the old role is RoleInfo "%9s" (padded), the
-			// reason "StepDownReason:" + name (LeaderState.java:33-40).
+			// reason "StepDownReason:" + name (LeaderState.java:33-40). Same
+			// text in every bundled Ratis (RaftServerImpl.java:185 @ratis-1.0.0).
 			Kind:     OMRoleChanged,
 			Source:   "ratis-server/.../server/impl/RaftServerImpl.java:393 (L8)",
 			Loggers:  ratisLoggers,
@@ -325,8 +365,9 @@ func (p PeerAddress) Host() string { return AddressHost(p.Addr) }
 
 // ParsePeerAddresses reads a peer list with addresses in any rendering
 // Ozone and Ratis use: "peers:[a|h:p, b|h:p]|listeners:[]", "[a|rpc:h:p|
-// admin:...|priority:1, ...]", "a(h:p), b(h:p)", "group-X:[a|h:p]". Peers
-// without an address keep an empty Addr.
+// admin:...|priority:1, ...]", "a(h:p), b(h:p)", "group-X:[a|h:p]", and
+// ratis-1.0.0's "[a:h:p, b:h:p]" (RaftPeer.toString = id + ":" + address).
+// Peers without an address keep an empty Addr.
 func ParsePeerAddresses(v string) []PeerAddress {
 	if i := strings.Index(v, "|listeners:"); i >= 0 {
 		v = v[:i]
@@ -344,7 +385,7 @@ func ParsePeerAddresses(v string) []PeerAddress {
 		var id, addr string
 		switch i := strings.IndexAny(p, "|("); {
 		case i < 0:
-			id = p
+			id, addr, _ = strings.Cut(p, ":")
 		case p[i] == '(':
 			id, addr = p[:i], strings.TrimSuffix(p[i+1:], ")")
 		default:

@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
 )
@@ -9,7 +10,8 @@ import (
 // Process lifecycle signals, logged by every Ozone service.
 const (
 	// StartupMsg: the STARTUP_MSG banner. Attrs: service (e.g.
-	// "OzoneManager"), hostname, ip, args, conf (when printed); Version.
+	// "OzoneManager"), hostname, ip, args, conf (when printed; 1.4.0+);
+	// Version. The fields' order differs by release.
 	StartupMsg Kind = "startup"
 	// ShutdownMsg: the SHUTDOWN_MSG banner. Attrs: service, hostname, ip.
 	ShutdownMsg Kind = "shutdown"
@@ -43,15 +45,22 @@ func ServiceComponent(service string) parsers.Component {
 func processEntries() []Entry {
 	return []Entry{
 		{
-			// HddsServerUtil.java:817-846 (STARTUP_MSG banner, shared/ozone C.3).
+			// The STARTUP_MSG banner (shared/ozone C.3), built by
+			// toStartupShutdownString. Its fields changed order across
+			// releases, so Post reads them wherever they stand:
+			//   A ozone-1.0.0..1.3.0  hadoop-hdds/common/.../hdds/StringUtils.java:139
+			//     (1.0.0): host, args, version, classpath, build, java
+			//   B ozone-1.4.0..2.0.0  StringUtils.java:160 (1.4.x),
+			//     framework/.../utils/HddsServerUtil.java:731 (2.0.0): A + conf
+			//   C ozone-2.1.0..master HddsServerUtil.java:722 (2.1.0), :825
+			//     (2.2.0), :837 (master): host, version, build, java, args,
+			//     classpath, conf, names right-aligned.
+			// host is "<hostname>/<ip>" (NetUtils.getHostname) in every form.
 			Kind:     StartupMsg,
-			Source:   "hadoop-hdds/framework/.../HddsServerUtil.java:794 (B37, C.3)",
+			Source:   "hadoop-hdds/framework/.../HddsServerUtil.java:837 (B37, C.3); ≤1.4 hadoop-hdds/common/.../StringUtils.java:139",
 			Literals: []string{"STARTUP_MSG:"},
-			Pattern: regexp.MustCompile(`(?s)STARTUP_MSG: Starting (?P<service>\w+)` +
-				`(?:.*?STARTUP_MSG:\s+host = (?P<hostname>[^/\n]*)/(?P<ip>[^\s\n]*))?` +
-				`(?:.*?STARTUP_MSG:\s+version = (?P<version>[^\n]*))?` +
-				`(?:.*?STARTUP_MSG:\s+args = \[(?P<args>[^\n]*)\])?` +
-				`(?:.*?STARTUP_MSG:\s+conf = \{(?P<conf>[^\n]*)\})?`),
+			Pattern:  regexp.MustCompile(`(?s)STARTUP_MSG: Starting (?P<service>\w+)(?P<banner>.*)`),
+			Post:     startupFields,
 		},
 		{
 			// HddsServerUtil.java:805-808 (SHUTDOWN_MSG banner, C.3).
@@ -76,4 +85,42 @@ func processEntries() []Entry {
 			Pattern:  regexp.MustCompile(`(?:Terminating with exit status|Exiting with status) (?P<count>-?\d+)(?:: (?P<reason>[^\n]*))?`),
 		},
 	}
+}
+
+// startupFields reads host, version, args and conf from the banner lines
+// "STARTUP_MSG:   <name> = <value>" in whatever order the release printed
+// them, and drops the raw banner.
+func startupFields(s *Signal, m map[string]string) bool {
+	delete(s.Attrs, "banner")
+	for line := range strings.Lines(m["banner"]) {
+		rest, ok := strings.CutPrefix(line, "STARTUP_MSG:")
+		if !ok {
+			continue
+		}
+		name, value, ok := strings.Cut(strings.TrimSpace(rest), " = ")
+		if !ok {
+			continue
+		}
+		value = strings.TrimRight(value, "\r\n")
+		switch name {
+		case "host":
+			if host, ip, ok := strings.Cut(value, "/"); ok {
+				if host != "" {
+					s.Attrs = setAttr(s.Attrs, "hostname", host)
+				}
+				if ip = strings.TrimSpace(ip); ip != "" {
+					s.Attrs = setAttr(s.Attrs, "ip", ip)
+				}
+			}
+		case "version":
+			s.Version = value
+		case "args", "conf": // "[a, b]", "{k=v, ...}"; a cut line may lack its closing bracket
+			v := strings.TrimSpace(value)
+			v = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(v, "["), "{"), "]"), "}")
+			if v != "" {
+				s.Attrs = setAttr(s.Attrs, name, v)
+			}
+		}
+	}
+	return true
 }

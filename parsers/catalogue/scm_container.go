@@ -67,7 +67,8 @@ var reportHandlers = []string{"ContainerReportHandler", "IncrementalContainerRep
 func scmContainerEntries() []Entry {
 	return []Entry{
 		{
-			// T40 EmptyContainerHandler.java:99 (signatures-scm.md §3.2), INFO, 2.2.0+.
+			// T40 EmptyContainerHandler.java:99 (signatures-scm.md §3.2), INFO,
+			// ozone-2.2.0+ (HDDS-14684); absent from every earlier release.
 			Kind:     EmptyQuasiClosedDelete,
 			Source:   "hadoop-hdds/server-scm/.../container/replication/health/EmptyContainerHandler.java:99 (T40)",
 			Loggers:  []string{"EmptyContainerHandler"},
@@ -79,6 +80,7 @@ func scmContainerEntries() []Entry {
 		{
 			// T43 AbstractContainerReportHandler.java:459 (2.2.0 :442), INFO:
 			// "Sending {}DeleteContainerCommand due to {} for {}" (signatures-scm.md §3.2).
+			// ozone-2.1.0+ (:411 @2.1.0, same getDetailsForLogging rendering); absent before.
 			Kind:     ReplicaDeleteSent,
 			Source:   "hadoop-hdds/server-scm/.../container/AbstractContainerReportHandler.java:459 (T43)",
 			Loggers:  reportHandlers,
@@ -91,12 +93,19 @@ func scmContainerEntries() []Entry {
 			// container {} to {} with datanode deadline {} and scm deadline {}"
 			// with a DeleteContainerCommand and a ContainerInfo (signatures-scm.md
 			// §0.1, §3.2, B03). Other command types share the message; only
-			// delete commands are candidates.
+			// delete commands are candidates. ozone-1.4.0+ (:677 @1.4.0). The
+			// command rendering:
+			//   A ozone-2.0.0..master "deleteContainerCommand: cmdID: <n>,
+			//     encodedToken: "", term: <t>, deadlineMsSinceEpoch: <ms>,
+			//     containerID: <id>, replicaIndex: <ri>, force: <b>" (HDDS-12175)
+			//   B ozone-1.4.x "deleteContainerCommand: containerID: <id>,
+			//     replicaIndex: <ri>, force: <b>" (DeleteContainerCommand.java @1.4.0), no term
+			// ContainerInfo is "ContainerInfo{id=#<id>, state=..., ...}" in both.
 			Kind:     ReplicaDeleteCommand,
 			Source:   "hadoop-hdds/server-scm/.../container/replication/ReplicationManager.java:666 (T42)",
 			Loggers:  []string{"ReplicationManager"},
 			Literals: []string{"Sending command [deleteContainerCommand: "},
-			Pattern: regexp.MustCompile(`Sending command \[deleteContainerCommand: [^\]\n]*?term: (?P<term>\d+)[^\]\n]*?` +
+			Pattern: regexp.MustCompile(`Sending command \[deleteContainerCommand: (?:[^\]\n]*?term: (?P<term>\d+))?[^\]\n]*?` +
 				`containerID: (?P<container>\d+), replicaIndex: (?P<index>\d+), force: (?P<forced>true|false)\]` +
 				` for container (?:ContainerInfo\{id=#\d+, state=(?P<state>[A-Z_]+)[^}\n]*\}|#\d+)` +
 				` to (?P<dn>[0-9a-fA-F-]{36}(?:\([^()\s]*\))?)`),
@@ -109,7 +118,7 @@ func scmContainerEntries() []Entry {
 		{
 			// AbstractContainerReportHandler.java:451-452, WARN, follower SCMs:
 			// "Skip sending DeleteContainerCommand for " + details + ": " + NotLeaderException
-			// (string concatenation; signatures-scm.md §3.2).
+			// (string concatenation; signatures-scm.md §3.2). ozone-2.1.0+ (:403 @2.1.0).
 			Kind:     ReplicaDeleteSkipped,
 			Source:   "hadoop-hdds/server-scm/.../container/AbstractContainerReportHandler.java:451 (T43 follower)",
 			Loggers:  reportHandlers,
@@ -119,7 +128,7 @@ func scmContainerEntries() []Entry {
 		},
 		{
 			// T44 AbstractContainerReportHandler.java:349 (to QUASI_CLOSED) and
-			// T45 :342 (to CLOSED), INFO (signatures-scm.md §3.2).
+			// T45 :342 (to CLOSED), INFO (signatures-scm.md §3.2). ozone-2.2.0+ (:343, :350 @2.2.0).
 			Kind:     ContainerResurrected,
 			Source:   "hadoop-hdds/server-scm/.../container/AbstractContainerReportHandler.java:349, :342 (T44, T45)",
 			Loggers:  reportHandlers,
@@ -132,6 +141,7 @@ func scmContainerEntries() []Entry {
 		{
 			// T46 KeyValueContainer.java:425 (2.2.0 :415), WARN: "Marked container
 			// DELETED from {}: {}" with the ContainerData rendering of §0.1.
+			// ozone-2.1.0+ (:413 @2.1.0, same ContainerData.toString); absent before.
 			Kind:     DNContainerMarkedDeleted,
 			Source:   "hadoop-hdds/container-service/.../keyvalue/KeyValueContainer.java:425 (T46)",
 			Loggers:  []string{"KeyValueContainer"},
@@ -143,8 +153,10 @@ func scmContainerEntries() []Entry {
 		{
 			// T47 ContainerLogger.java:119 (dn-container log, layout L8, no
 			// logger column): "ID=<id> | Index=<ri> | BCSID=<bcsid> | State=<state>
-			// | Container force deleted". Some versions print further fields
-			// (Volume=, DataChecksum=) before the message.
+			// | Container force deleted". ozone-1.4.0..2.0.0 print exactly these
+			// four fields (ContainerLogger.java:157-163 @1.4.0); 2.1.0+ add
+			// "| Volume=<dir> | DataChecksum=<hex>" before the message
+			// (:185-193 @2.1.0). ContainerLogger does not exist before 1.4.0.
 			Kind:     DNContainerForceDeleted,
 			Source:   "hadoop-hdds/container-service/.../common/utils/ContainerLogger.java:119 (T47)",
 			Loggers:  []string{"ContainerLog"},

@@ -20,7 +20,8 @@ const (
 	// JVMPause: T03, a pause monitor saw the JVM or its host stop. Duration =
 	// the pause; Attrs["monitor"] = the monitor's name as logged (Ratis:
 	// "JvmPauseMonitor-<peer id>"), Attrs["gc"] = GC time within the pause as
-	// printed ("" when the monitor saw no GC).
+	// printed by Ratis 2.5+ ("" when it saw no GC, and always for Ratis 2.0-2.4
+	// and Hadoop's monitor, which list GC pools on further lines instead).
 	JVMPause Kind = "jvm_pause"
 	// RaftPauseStepDown: T04, Ratis stepped down a leader after a pause.
 	// Peer = Ratis peer ID, Duration = the pause.
@@ -60,13 +61,15 @@ const (
 
 const scmSrc = "hadoop-hdds/server-scm/src/main/java/org/apache/hadoop/hdds/scm/"
 
-// dnPat matches DatanodeDetails in either rendering (short 2.x form or the
-// ≤1.4 / toDebugString long form) when followed by fixed text.
+// dnPat matches DatanodeDetails in either rendering (the short form of
+// ozone-1.4.0+ or the long form of ≤1.3.0 and toDebugString) when followed
+// by fixed text.
 const dnPat = `(?P<dn>[0-9a-fA-F-]{36}(?:\([^()]*\)|\{.*?\})?)`
 
 func scmNodeEntries() []Entry {
 	return []Entry{
 		{
+			// Same text in every release (NodeStateManager.java:522-523 @1.0.0).
 			Kind:     HeartbeatCheckSkipped,
 			Source:   scmSrc + "node/NodeStateManager.java:730 (T01)",
 			Loggers:  []string{"NodeStateManager"},
@@ -74,6 +77,7 @@ func scmNodeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`Detected long delay in scheduling HB processing thread\. Skipping heartbeat checks for one iteration\.`),
 		},
 		{
+			// Same text in every release (NodeStateManager.java:641-644 @1.0.0).
 			// The second value is the check interval in ms despite "seconds".
 			Kind:     HeartbeatCheckSlow,
 			Source:   scmSrc + "node/NodeStateManager.java:891 (T02)",
@@ -88,17 +92,36 @@ func scmNodeEntries() []Entry {
 			},
 		},
 		{
-			// Ratis JvmPauseMonitor.java:70-91,168 (T03); Hadoop
-			// JvmPauseMonitor (§1.4) for processes that start it.
+			// T03. Three monitors printed a pause (WARN):
+			//   A Ratis 2.5+ (ozone-1.4.0..master: ratis-3.0.1..3.2.1)
+			//     ratis-common/.../util/JvmPauseMonitor.java:89-90, logged :168:
+			//     "JvmPauseMonitor-<id>: Detected pause in JVM or host machine
+			//     approximately 52.114s without any GCs." or "... with 0.12s GC time."
+			//     (TimeDuration.toString(SECONDS, 3)), then one "GC pool" line per collector.
+			//   B Ratis 2.0-2.4 (ozone-1.1.0..1.3.0: ratis-2.0.0, 2.2.0, 2.4.0)
+			//     JvmPauseMonitor.java:66-68 (ratis-2.0.0), logged :124: "JvmPauseMonitor-<id>:
+			//     Detected pause in JVM or host machine (eg GC): pause of approximately
+			//     52114523456ns." + " No GCs detected." or "GC pool" lines; the pause is
+			//     Timestamp.elapsedTime() minus 500ms, a TimeDuration in NANOSECONDS.
+			//     Ratis 1.0.0 (ozone-1.0.0) has no JvmPauseMonitor.
+			//   C Hadoop util/JvmPauseMonitor (§1.4): "Detected pause in JVM or host
+			//     machine (eg GC): pause of approximately 1234ms" + "\nNo GCs detected"
+			//     or "GC pool" lines, no monitor prefix; started by SCM, OM and
+			//     datanodes up to ozone-1.3.0 (StorageContainerManager.java:814 @1.0.0,
+			//     :1471 @1.3.0); ozone-1.4.0 switched to the Ratis monitor
+			//     (RatisHelper.newJvmPauseMonitor, StorageContainerManager.java:385 @1.4.0).
+			// Attrs["gc"] is set by form A only.
 			Kind:     JVMPause,
 			Source:   "ratis-common/src/main/java/org/apache/ratis/util/JvmPauseMonitor.java:168 (T03); hadoop util/JvmPauseMonitor (§1.4)",
 			Loggers:  []string{"JvmPauseMonitor"},
 			Literals: []string{"Detected pause in JVM or host machine"},
 			Pattern: regexp.MustCompile(`^(?:(?P<monitor>\S+): )?Detected pause in JVM or host machine ` +
 				`(?:approximately (?P<ratisdur>\d+(?:\.\d+)?[a-zμ]+)(?: without any GCs\.| with (?P<gc>\d+(?:\.\d+)?[a-zμ]+) GC time\.)` +
-				`|\(eg GC\): pause of approximately (?P<ms>\d+)ms)`),
+				`|\(eg GC\): pause of approximately (?:(?P<ms>\d+)ms\b|(?P<ratisdur>\d+(?:\.\d+)?(?:ns|μs|us|s|min|hr|day))\.))`),
 		},
 		{
+			// ratis-3.0.1+ (ozone-1.4.0..master); Ratis 2.x stepped down on a
+			// pause without a line of its own (RaftServerProxy.java:214-221 @ratis-2.2.0).
 			Kind:     RaftPauseStepDown,
 			Source:   "ratis-server/src/main/java/org/apache/ratis/server/impl/RaftServerProxy.java:250 (T04)",
 			Loggers:  []string{"RaftServer"},
@@ -107,6 +130,7 @@ func scmNodeEntries() []Entry {
 				`longer than the step-down-threshold (?P<threshold>\S+)`),
 		},
 		{
+			// ratis-3.0.1+ (ozone-1.4.0..master); Ratis 2.x closed silently.
 			Kind:     RaftPauseClose,
 			Source:   "ratis-server/src/main/java/org/apache/ratis/server/impl/RaftServerProxy.java:246 (T06)",
 			Loggers:  []string{"RaftServer"},
@@ -115,6 +139,10 @@ func scmNodeEntries() []Entry {
 				`longer than the close-threshold (?P<threshold>[^\s,]+), shutting down`),
 		},
 		{
+			// Every release (StaleNodeHandler.java:58 @1.0.0 .. :51 @2.0.0+); the
+			// datanode renders as DatanodeDetails (long form ≤1.3, short form
+			// 1.4.0+, see ParseDatanode), the pipelines as a set of PipelineID
+			// ("PipelineID=<uuid>" ≤2.0.0, "Pipeline-<uuid>" 2.1.0+).
 			Kind:     NodeStale,
 			Source:   scmSrc + "node/StaleNodeHandler.java:51 (T10)",
 			Loggers:  []string{"StaleNodeHandler"},
@@ -122,6 +150,8 @@ func scmNodeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`^Datanode ` + dnPat + ` moved to stale state\. Finalizing its pipelines (?P<pipelines>\[[^\]]*\])`),
 		},
 		{
+			// ozone-1.1.0+ (DeadNodeHandler.java:77 @1.1.0); ozone-1.0.0's
+			// DeadNodeHandler logs no line for a dead node.
 			Kind:     NodeDead,
 			Source:   scmSrc + "node/DeadNodeHandler.java:99 (T15)",
 			Loggers:  []string{"DeadNodeHandler"},
@@ -129,7 +159,8 @@ func scmNodeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`^A dead datanode is detected\. ` + dnPat),
 		},
 		{
-			// The same text from SCMNodeManager.removeNode is a different event.
+			// ozone-1.4.0+ (DeadNodeHandler.java:95 @1.4.0). The same text from
+			// SCMNodeManager.removeNode (2.0.0+) is a different event.
 			Kind:     DeadNodeQueueCleared,
 			Source:   scmSrc + "node/DeadNodeHandler.java:121 (T16)",
 			Loggers:  []string{"DeadNodeHandler"},
@@ -137,6 +168,7 @@ func scmNodeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`^Clearing command queue of size (?P<count>\d+) for DN ` + dnPat),
 		},
 		{
+			// ozone-1.4.1+ (SCMDeletedBlockTransactionStatusManager.java:204 @1.4.1).
 			Kind:     DeadNodeCommandsCleaned,
 			Source:   scmSrc + "block/SCMDeletedBlockTransactionStatusManager.java:231 (T17, B32)",
 			Loggers:  []string{"SCMDeletedBlockTransactionStatusManager$SCMDeleteBlocksCommandStatusManager"},
@@ -144,6 +176,8 @@ func scmNodeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`^Clean SCMCommand record for Datanode: (?P<dnuuid>[0-9a-fA-F-]{36})`),
 		},
 		{
+			// ozone-1.2.0+ (HealthyReadOnlyNodeHandler.java:58 @1.2.0); 1.0/1.1
+			// had no HEALTHY_READONLY state.
 			Kind:     NodeHealthyReadonly,
 			Source:   scmSrc + "node/HealthyReadOnlyNodeHandler.java:54 (T18)",
 			Loggers:  []string{"HealthyReadOnlyNodeHandler"},
@@ -151,6 +185,8 @@ func scmNodeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`^Datanode ` + dnPat + ` moved to HEALTHY READONLY state\.`),
 		},
 		{
+			// ozone-1.2.0+ (ReadOnlyHealthyToHealthyNodeHandler.java:51 @1.2.0);
+			// 1.0/1.1's NonHealthyToHealthyNodeHandler logs nothing.
 			Kind: NodeHealthy,
 			Source: scmSrc + "node/ReadOnlyHealthyToHealthyNodeHandler.java:46 (T20); " +
 				"[ZDU] node/UnhealthyToHealthyNodeHandler.java:46 (T18z)",
@@ -159,20 +195,41 @@ func scmNodeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`^Datanode ` + dnPat + ` moved to HEALTHY state\.`),
 		},
 		{
+			// "Pipeline {} moved to CLOSED state" in every release; the
+			// logger and the argument changed:
+			//   A ozone-1.0.0..1.1.0 PipelineStateManager.java:120/:121 with the
+			//     Pipeline: "Pipeline[ Id: <uuid>, Nodes: <dn><dn>..., Type:RATIS,
+			//     Factor:THREE, State:CLOSED, leaderId:..., CreationTimestamp...]"
+			//   B ozone-1.2.0..1.3.0 PipelineManagerImpl.java:349/:442 with the
+			//     Pipeline ("ReplicationConfig: RATIS/THREE" instead of Type/Factor)
+			//   C ozone-1.4.0..2.0.0 PipelineManagerImpl.java:518 with the
+			//     PipelineID: "PipelineID=<uuid>"
+			//   D ozone-2.1.0..master PipelineManagerImpl.java:511/:505: "Pipeline-<uuid>"
 			Kind:     PipelineClosed,
-			Source:   scmSrc + "pipeline/PipelineManagerImpl.java:505 (T13, B11)",
-			Loggers:  []string{"PipelineManagerImpl"},
+			Source:   scmSrc + "pipeline/PipelineManagerImpl.java:505 (T13, B11); ≤1.1 pipeline/PipelineStateManager.java:121",
+			Loggers:  []string{"PipelineManagerImpl", "PipelineStateManager"},
 			Literals: []string{" moved to CLOSED state"},
-			Pattern:  regexp.MustCompile(`^Pipeline (?P<pipeline>\S+) moved to CLOSED state`),
+			Pattern: regexp.MustCompile(`^Pipeline (?:Pipeline\[ Id: (?P<pipeline>[0-9a-fA-F-]{36}),[^\n]*?` +
+				`|(?P<pipeline>\S+)) moved to CLOSED state`),
 		},
 		{
+			// The removed Pipeline rendered whole:
+			//   A ozone-1.0.0..1.1.0 PipelineStateManager.java:105/:106
+			//     "Pipeline {} removed from db", "Pipeline[ Id: <uuid>, ...]"
+			//   B ozone-1.2.0..1.3.0 PipelineStateManagerImpl.java:223/:245 and
+			//     ozone-1.4.x PipelineManagerImpl.java:459 "Pipeline {} removed.",
+			//     "Pipeline[ Id: <uuid>, Nodes: ..., ReplicationConfig: ..., ...]"
+			//   C ozone-2.0.0..master PipelineManagerImpl.java:457/:464/:459,
+			//     "Pipeline{ Id: <uuid>, Nodes: [ {<dn>, ReplicaIndex: 0},], ...}"
+			//     (Pipeline.java:523 @2.0.0, HDDS-12573)
 			Kind:     PipelineRemoved,
-			Source:   scmSrc + "pipeline/PipelineManagerImpl.java:459 (B14)",
-			Loggers:  []string{"PipelineManagerImpl"},
-			Literals: []string{"Pipeline Pipeline{ Id: "},
-			Pattern:  regexp.MustCompile(`(?s)^Pipeline Pipeline\{ Id: (?P<pipeline>[0-9a-fA-F-]{36}),.*\} removed\.\s*$`),
+			Source:   scmSrc + "pipeline/PipelineManagerImpl.java:459 (B14); ≤1.3 PipelineStateManagerImpl.java:245, ≤1.1 PipelineStateManager.java:106",
+			Loggers:  []string{"PipelineManagerImpl", "PipelineStateManagerImpl", "PipelineStateManager"},
+			Literals: []string{"Pipeline Pipeline{ Id: ", "Pipeline Pipeline[ Id: "},
+			Pattern:  regexp.MustCompile(`(?s)^Pipeline Pipeline[{\[] Id: (?P<pipeline>[0-9a-fA-F-]{36}),.*[}\]] removed(?:\.| from db)\s*$`),
 		},
 		{
+			// Every release (SCMDatanodeHeartbeatDispatcher.java:96 @1.0.0).
 			Kind:     HeartbeatFromUnregistered,
 			Source:   scmSrc + "server/SCMDatanodeHeartbeatDispatcher.java:91 (B28)",
 			Loggers:  []string{"SCMDatanodeHeartbeatDispatcher"},
@@ -181,6 +238,7 @@ func scmNodeEntries() []Entry {
 		},
 		{
 			// HddsServerUtil.java:428-475 sanity rules; values in milliseconds.
+			// Same text in every release (ServerUtils.java:68,74 @1.0.0).
 			Kind:     IntervalReset,
 			Source:   "hadoop-hdds/framework/src/main/java/org/apache/hadoop/hdds/server/ServerUtils.java:73,79 (§1.2)",
 			Loggers:  []string{"ServerUtils"},

@@ -31,8 +31,9 @@ const (
 	// (ZDU). Datanode, Version = the datanode's apparent version, Version2 =
 	// SCM's finalized apparent version.
 	FinalizeCommandSent Kind = "finalize_command_sent"
-	// DatanodeRegistered: T35/B27 "Registered datanode: {}". Datanode (UUID,
-	// host, IP from toDebugString).
+	// DatanodeRegistered: T35/B27 "Registered datanode: {}" (1.4.0+;
+	// "Registered Data node : {}" up to 1.3.0). Datanode (UUID, host, IP from
+	// the long DatanodeDetails form).
 	DatanodeRegistered Kind = "datanode_registered"
 	// InvalidDataNodeLayout: master/2.x "Invalid data node in the cluster",
 	// a datanode whose software layout version is above SCM's.
@@ -115,15 +116,21 @@ func scmUpgradeEntries() []Entry {
 				`which is less than SCM's finalized apparent version (?P<version2>[^\n]*[^\s])`),
 		},
 		{
-			// T35 [ZDU] node/SCMNodeManager.java:444, master :447 (B27); arg toDebugString().
+			// T35 [ZDU] node/SCMNodeManager.java:444, master :447 (B27).
+			//   A ozone-1.4.0..master "Registered datanode: {}" with
+			//     toDebugString() (SCMNodeManager.java:405 @1.4.0)
+			//   B ozone-1.0.0..1.3.0 "Registered Data node : {}" with toString(),
+			//     which was then the long form "<uuid>{ip: .., host: .., ...}"
+			//     (SCMNodeManager.java:273 @1.0.0, :397 @1.3.0)
 			Kind:     DatanodeRegistered,
-			Source:   "hadoop-hdds/server-scm/.../node/SCMNodeManager.java:447 (T35, B27)",
+			Source:   "hadoop-hdds/server-scm/.../node/SCMNodeManager.java:447 (T35, B27); ≤1.3 :397",
 			Loggers:  []string{"SCMNodeManager"},
-			Literals: []string{"Registered datanode: "},
-			Pattern:  regexp.MustCompile(`^Registered datanode: (?P<dn>[^\n]+)`),
+			Literals: []string{"Registered datanode: ", "Registered Data node : "},
+			Pattern:  regexp.MustCompile(`^Registered (?:datanode: |Data node : )(?P<dn>[^\n]+)`),
 		},
 		{
 			// master node/SCMNodeManager.java:777, 2.2.0 :773 (§2.3); DN SLV > SCM SLV.
+			// Same text since ozone-1.2.0 (:589 @1.2.0); absent before (no layout versions).
 			Kind:     InvalidDataNodeLayout,
 			Source:   "hadoop-hdds/server-scm/.../node/SCMNodeManager.java:777 (§2.3)",
 			Loggers:  []string{"SCMNodeManager"},
@@ -162,6 +169,7 @@ func scmUpgradeEntries() []Entry {
 		},
 		{
 			// BasicUpgradeFinalizer.java:306, logged :316 (§2.3); interface logger UpgradeFinalizer.
+			// Same text since ozone-1.2.0 (hadoop-hdds/common/.../BasicUpgradeFinalizer.java:332 @1.2.0).
 			Kind:     UpgradeFinalizeRequested,
 			Source:   "hadoop-hdds/framework/.../ozone/upgrade/BasicUpgradeFinalizer.java:316 (§2.3)",
 			Loggers:  []string{"UpgradeFinalizer"},
@@ -169,7 +177,8 @@ func scmUpgradeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`^Finalization started\.`),
 		},
 		{
-			// SCMUpgradeFinalizer.java:57 (§2.3), checkpoint FINALIZATION_STARTED.
+			// SCMUpgradeFinalizer.java:57 (§2.3), checkpoint FINALIZATION_STARTED;
+			// since ozone-1.3.0 (:61 @1.3.0).
 			Kind:     UpgradeFinalizeRequested,
 			Source:   "hadoop-hdds/server-scm/.../server/upgrade/SCMUpgradeFinalizer.java:57 (§2.3)",
 			Loggers:  []string{"UpgradeFinalizer", "SCMUpgradeFinalizer"},
@@ -221,6 +230,7 @@ func scmUpgradeEntries() []Entry {
 		},
 		{
 			// BasicUpgradeFinalizer.java:311 (§2.3); interface logger UpgradeFinalizer.
+			// Same text since ozone-1.2.0 (:337 @1.2.0).
 			Kind:     UpgradeFinalized,
 			Source:   "hadoop-hdds/framework/.../ozone/upgrade/BasicUpgradeFinalizer.java:311 (§2.3)",
 			Loggers:  []string{"UpgradeFinalizer"},
@@ -228,7 +238,7 @@ func scmUpgradeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`^Finalization is done\.`),
 		},
 		{
-			// AbstractLayoutVersionManager.java:126 (§2.3).
+			// AbstractLayoutVersionManager.java:126 (§2.3); since ozone-1.3.0 (:129 @1.3.0).
 			Kind:     UpgradeFinalized,
 			Source:   "hadoop-hdds/framework/.../ozone/upgrade/AbstractLayoutVersionManager.java:126 (§2.3)",
 			Loggers:  []string{"AbstractLayoutVersionManager"},
@@ -236,7 +246,8 @@ func scmUpgradeEntries() []Entry {
 			Pattern:  regexp.MustCompile(`^Finalization is complete\.`),
 		},
 		{
-			// SCMUpgradeFinalizer.java:57 (§2.3), checkpoint FINALIZATION_COMPLETE.
+			// SCMUpgradeFinalizer.java:57 (§2.3), checkpoint FINALIZATION_COMPLETE;
+			// since ozone-1.3.0 (:61 @1.3.0).
 			Kind:     UpgradeFinalized,
 			Source:   "hadoop-hdds/server-scm/.../server/upgrade/SCMUpgradeFinalizer.java:57 (§2.3)",
 			Loggers:  []string{"UpgradeFinalizer", "SCMUpgradeFinalizer"},

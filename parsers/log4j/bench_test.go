@@ -90,3 +90,29 @@ func BenchmarkScanCompose(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanCRI scans the same records as a Kubernetes CRI log file
+// (/var/log/pods/.../N.log): every line behind "<RFC3339Nano> stdout F ".
+func BenchmarkScanCRI(b *testing.B) {
+	src := benchCorpus()
+	const prefix = "2026-08-23T10:00:00.123456789Z stdout F "
+	var buf bytes.Buffer
+	buf.Grow(len(src) + len(src)/3)
+	for rest := src; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		buf.WriteString(prefix)
+		buf.Write(rest[:i+1])
+		rest = rest[i+1:]
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := NewScanner(bytes.NewReader(data), Options{Candidate: func([]byte) bool { return false }})
+		for s.Next() {
+		}
+		if st := s.Stats(); st.Layout != "L1" || st.Unparsed != 0 {
+			b.Fatalf("stats %+v", st)
+		}
+	}
+}

@@ -19,6 +19,8 @@ func FuzzScanner(f *testing.F) {
 	f.Add([]byte(staleLine("2026-08-23 10:20:10.416")), uint8(0))
 	first, stack := cantCloseLines("2026-08-23 10:20:10.420", "\t")
 	f.Add([]byte("scm_1  | "+first+"scm_1  | "+stack), uint8(4))
+	f.Add([]byte("2026-08-23T10:20:10.1Z stdout P "+first[:20]+"\n2026-08-23T10:20:10.1Z stdout F "+first[20:]+
+		"2026-08-23T10:20:10.2Z stderr P \tat x"), uint8(0))
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {
 		f.Fatal(err)

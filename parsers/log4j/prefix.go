@@ -77,6 +77,51 @@ func desktopPrefix(b []byte) int {
 	return 20
 }
 
+// criPrefix returns the length of a container runtime (CRI) log line's
+// prefix at the start of b, or 0: "<RFC3339Nano time> <stream> <tag> " as
+// the kubelet writes /var/log/pods/<ns>_<pod>_<uid>/<container>/N.log, e.g.
+// "2026-08-23T10:00:00.123456789Z stdout F ". stream is stdout or stderr; tag
+// is F (a full line) or P (partial: part of a line the runtime split, the
+// rest follows on the next CRI line).
+func criPrefix(b []byte) (n int, partial bool) {
+	if len(b) < 29 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	i := 19
+	if b[i] == '.' {
+		i++
+		for i < len(b) && i < 30 && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	switch {
+	case i < len(b) && b[i] == 'Z':
+		i++
+	case i+6 <= len(b) && (b[i] == '+' || b[i] == '-') && b[i+3] == ':':
+		i += 6
+	default:
+		return 0, false
+	}
+	if i+9 > len(b) || b[i] != ' ' || b[i+1] != 's' {
+		return 0, false
+	}
+	if w := string(b[i+1 : i+8]); w != "stdout " && w != "stderr " {
+		return 0, false
+	}
+	t := b[i+8]
+	if t != 'F' && t != 'P' {
+		return 0, false
+	}
+	i += 9
+	if i < len(b) {
+		if b[i] != ' ' {
+			return 0, false
+		}
+		i++
+	}
+	return i, t == 'P'
+}
+
 // isBinary reports whether a line that starts no record is binary garbage: it
 // holds a NUL byte, or more than half of its bytes are invalid UTF-8 or C0
 // control characters (other than tab, form feed, vertical tab and ESC).

@@ -35,6 +35,13 @@ type Options struct {
 	// GapThreshold lists silences of at least this length between
 	// consecutive records of one stream in Stats.Gaps; 0 turns gaps off.
 	GapThreshold time.Duration
+	// LineOffset is the number of lines before the input, when a file is
+	// read from part-way (a tailer resuming): record line numbers count on
+	// from it.
+	LineOffset int
+	// ByteOffset is the number of bytes before the input, likewise: record
+	// offsets count on from it.
+	ByteOffset int64
 	// Kind is the file kind guessed from its name: KindOut makes each line
 	// that is not a layout line its own untimed record; KindAudit and
 	// KindContainer pick L7 and L8 for "| LEVEL |" lines.
@@ -117,12 +124,16 @@ type Scanner struct {
 	done      bool
 	err       error
 	lineNo    int
+	read      int64 // bytes read from the reader
+	lineStart int64 // offset of the current line's first byte
 
 	streams []*stream // streams[0] is the file's own (unprefixed) stream
 	byName  map[string]int
 	cur     *stream
 
 	compose, desktop, desktopFirst bool
+	cri                            bool   // lines carry a CRI prefix (criPrefix)
+	criPart                        []byte // the start of a line the runtime split (P), awaiting its rest
 
 	untimed bool     // Options.Kind is KindOut: lines of no layout are records
 	hint    layoutID // L7/L8 from Options.Kind
@@ -137,6 +148,9 @@ type Scanner struct {
 
 	flushing bool
 	flush    []*stream
+
+	feed    *feedReader // the input of a scanner made by NewFeeder
+	starved bool        // the fed input is consumed
 
 	gapMs        int64 // GapThreshold in whole milliseconds, rounded up; 0 = off
 	st           Stats
@@ -189,6 +203,8 @@ func newScannerReader(br *bufio.Reader, opt Options) *Scanner {
 		s.hint = layoutL8
 	}
 	s.pipe = s.hint
+	s.lineNo = max(opt.LineOffset, 0)
+	s.read = max(opt.ByteOffset, 0)
 	if opt.GapThreshold > 0 {
 		s.gapMs = int64((opt.GapThreshold + time.Millisecond - 1) / time.Millisecond)
 	}
@@ -202,6 +218,19 @@ func newScannerReader(br *bufio.Reader, opt Options) *Scanner {
 func (s *Scanner) Next() bool {
 	for !s.flushing {
 		line, ok := s.readLine()
+		if !ok && s.starved { // fed input consumed: wait for more, or flush
+			s.starved = false
+			if !s.feed.flush {
+				return false
+			}
+			s.feed.flush = false
+			s.beginFlush()
+			break
+		}
+		if !ok && len(s.criPart) > 0 { // the file ends inside a split line
+			line, ok, s.criPart = s.criPart, true, nil
+			s.st.Continuations-- // counted when its first part came; now it is a line of its own
+		}
 		if !ok {
 			s.beginFlush()
 			break
@@ -211,6 +240,9 @@ func (s *Scanner) Next() bool {
 		}
 	}
 	if len(s.flush) == 0 {
+		if s.feed != nil && !s.done {
+			s.flushing = false // a fed scanner flushed on request reads on
+		}
 		return false
 	}
 	st := s.flush[0]
@@ -225,6 +257,10 @@ func (s *Scanner) Record() *parsers.Record { return &s.out }
 
 // Err returns the first I/O error met; parse problems are never errors.
 func (s *Scanner) Err() error { return s.err }
+
+// Gaps returns the silences found so far, in the order found; the slice is
+// the scanner's own: read it before the next call to Next.
+func (s *Scanner) Gaps() []Gap { return s.st.Gaps }
 
 // Stats returns what the scanner has read so far.
 func (s *Scanner) Stats() Stats {
@@ -253,19 +289,28 @@ func (s *Scanner) readLine() ([]byte, bool) {
 	if s.done {
 		return nil, false
 	}
+	s.lineStart = s.read
 	b, err := s.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		return s.readLong(b), true
 	}
 	if err != nil {
-		s.done = true
-		if err != io.EOF {
-			s.err = err
+		if err == errStarved { // a fed scanner has consumed what it was given
+			if len(b) == 0 {
+				s.starved = true
+				return nil, false
+			}
+		} else {
+			s.done = true
+			if err != io.EOF {
+				s.err = err
+			}
 		}
 		if len(b) == 0 {
 			return nil, false
 		}
 	}
+	s.read += int64(len(b))
 	s.lineNo++
 	s.st.Lines++
 	if n := len(b); n > 0 && b[n-1] == '\n' {
@@ -288,9 +333,11 @@ func (s *Scanner) readLong(first []byte) []byte {
 	s.st.Lines++
 	s.long = append(s.long[:0], first[:min(len(first), s.maxLine)]...)
 	total := len(first)
+	s.read += int64(len(first))
 	last := first[len(first)-1]
 	for {
 		b, err := s.br.ReadSlice('\n')
+		s.read += int64(len(b))
 		chunk := b
 		if err == nil {
 			chunk = b[:len(b)-1]
@@ -305,7 +352,7 @@ func (s *Scanner) readLong(first []byte) []byte {
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		if err != nil {
+		if err != nil && err != errStarved {
 			s.done = true
 			if err != io.EOF {
 				s.err = err
@@ -346,7 +393,9 @@ func (s *Scanner) stripKnown(line []byte) (content, service []byte) {
 }
 
 // detectPrefixed looks for a record header behind a compose prefix, a Docker
-// Desktop timestamp or both, and remembers the prefixes found.
+// Desktop timestamp or both, and remembers the prefixes found. (CRI
+// prefixes of Kubernetes container log files are found and stripped by
+// process before.)
 func (s *Scanner) detectPrefixed(line []byte, h *header) (content, service []byte, ok bool) {
 	if n, name := composePrefix(line); n > 0 {
 		c := line[n:]
@@ -378,6 +427,16 @@ func (s *Scanner) detectPrefixed(line []byte, h *header) (content, service []byt
 // process handles one line and reports whether it completed a candidate
 // record (now in s.out).
 func (s *Scanner) process(line []byte) bool {
+	if !s.cri && len(line) > 28 && line[10] == 'T' { // the shape of a CRI prefix's time
+		n, _ := criPrefix(line)
+		s.cri = n > 0
+	}
+	if s.cri {
+		var whole bool
+		if line, whole = s.criLine(line); !whole {
+			return false
+		}
+	}
 	h := &s.h
 	content, service := s.stripKnown(line)
 	ok := decode(content, s.pipe, h)
@@ -410,6 +469,30 @@ func (s *Scanner) process(line []byte) bool {
 		s.appendLine(st, content)
 	}
 	return false
+}
+
+// criLine strips the CRI prefix of a line and joins the parts of a line
+// the runtime split: it returns false for a partial (P) line, which is kept
+// and counted as a continuation, and the whole line with the last part.
+func (s *Scanner) criLine(line []byte) ([]byte, bool) {
+	n, partial := criPrefix(line)
+	if n == 0 {
+		return line, true
+	}
+	line = line[n:]
+	if !partial && len(s.criPart) == 0 {
+		return line, true
+	}
+	if room := s.maxLine - len(s.criPart); len(line) > room {
+		line = line[:max(room, 0)]
+	}
+	s.criPart = append(s.criPart, line...)
+	if partial {
+		s.st.Continuations++
+		return nil, false
+	}
+	line, s.criPart = s.criPart, s.criPart[:0]
+	return line, true
 }
 
 // continuationShape reports whether a line of a .out file looks like the
@@ -482,7 +565,7 @@ func (s *Scanner) start(st *stream, h *header) bool {
 	r.Logger = s.internBytes(h.logger)
 	r.Thread = s.internBytes(h.thread)
 	r.Service = st.name
-	r.Line = s.lineNo
+	r.Line, r.Offset = s.lineNo, s.lineStart
 	st.pipes, st.capped = h.pipes, false
 	msg := h.msg
 	if len(msg) > s.maxRecord {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,29 @@ func TestCRLFAndMissingFinalNewline(t *testing.T) {
 		if strings.ContainsRune(w.Message, '\r') {
 			t.Errorf("CR left in %q", w.Message)
 		}
+	}
+}
+
+// A record's origin holds the byte offset of its first line, CRLF, folded
+// stack traces and lines longer than the read buffer included.
+func TestRecordOffsets(t *testing.T) {
+	first, stack := cantCloseLines("2026-08-23 10:20:10.420", "\t")
+	long := l1Line(at("2026-08-23 10:20:10.500"), staleThread, "INFO", staleLogger, msgStale+strings.Repeat("x", 3<<20))
+	lines := []string{staleLine("2026-08-23 10:20:10.416"), first + stack, long, staleLine("2026-08-23 10:20:11.000")}
+	lines[0] = strings.ReplaceAll(lines[0], "\n", "\r\n")
+	var want []int64
+	var off int64
+	for _, l := range lines {
+		want = append(want, off)
+		off += int64(len(l))
+	}
+	s := NewScanner(strings.NewReader(strings.Join(lines, "")), Options{})
+	var got []int64
+	for s.Next() {
+		got = append(got, s.Record().Offset)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("offsets %v, want %v", got, want)
 	}
 }
 
@@ -683,5 +707,68 @@ func TestResetReadsLikeANewScanner(t *testing.T) {
 	st := s.Stats()
 	if len(got) != 1 || got[0] != "two" || st.Layout != "L6" || st.Lines != 1 || st.Records != 1 || s.Record().Origin.Line != 1 {
 		t.Errorf("after Reset: %q %+v", got, st)
+	}
+}
+
+// Kubernetes: the kubelet's CRI log files (/var/log/pods/<ns>_<pod>_<uid>/
+// <container>/N.log) put "<RFC3339Nano> <stream> <F|P> " before every line the
+// container printed, stack frames included.
+func TestCRIPrefix(t *testing.T) {
+	first, stack := cantCloseLines("2026-08-23 10:20:10.420", "\t")
+	var in strings.Builder
+	for i, l := range strings.SplitAfter(first+stack+staleLine("2026-08-23 10:20:11.000"), "\n") {
+		if l != "" {
+			in.WriteString("2026-08-23T10:20:10." + strings.Repeat(string(rune('0'+i%10)), 9) + "Z stderr F " + l)
+		}
+	}
+	got, st := scanAll(t, in.String(), Options{})
+	if len(got) != 2 || got[0].Message != msgCantClose(1042)+"\n"+strings.TrimSuffix(stack, "\n") ||
+		got[0].Time != "2026-08-23 10:20:10.420" || got[0].Logger != ccchLogger || got[1].Message != msgStale {
+		t.Fatalf("got %#v", got)
+	}
+	if st.Layout != "L1" || st.Unparsed != 0 {
+		t.Errorf("stats %+v", st)
+	}
+
+	// L6 (the k8s examples' config-configmap.yaml layout), a zone offset
+	// instead of Z, and lines the runtime split (P) whose rest follows: the
+	// parts join into one line.
+	l6 := "2026-08-23T10:20:10.5+02:00 stdout P 2026-08-23 10:20:10 INFO  StaleNodeHandler:51 - Datanode x moved\n" +
+		"2026-08-23T10:20:10.5+02:00 stdout P  to st\n" +
+		"2026-08-23T10:20:10.5+02:00 stdout F ale state.\n" +
+		"2026-08-23T10:20:10.6+02:00 stdout F\n" +
+		"2026-08-23T10:20:10.7+02:00 stdout P \tat x\n"
+	got, st = scanAll(t, l6, Options{})
+	if len(got) != 1 || got[0].Message != "Datanode x moved to stale state.\n\n\tat x" || got[0].Logger != "StaleNodeHandler:51" ||
+		st.Layout != "L6" || st.Lines != st.Records+st.Continuations+st.Unparsed {
+		t.Errorf("L6: %#v %+v", got, st)
+	}
+
+	// Near misses: not a CRI prefix, so no record.
+	for _, l := range []string{
+		"2026-08-23T10:20:10.5Z stdout X 2026-08-23 10:20:10 INFO  StaleNodeHandler:51 - m\n",
+		"2026-08-23T10:20:10.5Z console F 2026-08-23 10:20:10 INFO  StaleNodeHandler:51 - m\n",
+		"2026-08-23 10:20:10.5Z stdout F 2026-08-23 10:20:10 INFO  StaleNodeHandler:51 - m\n",
+	} {
+		if got, _ := scanAll(t, l, Options{}); len(got) != 0 && got[0].Logger == "StaleNodeHandler:51" {
+			t.Errorf("%q: %#v", l, got)
+		}
+	}
+}
+
+func TestCRIPrefixLength(t *testing.T) {
+	for in, want := range map[string]int{
+		"2026-08-23T10:00:00.123456789Z stdout F x":       len("2026-08-23T10:00:00.123456789Z stdout F "),
+		"2026-08-23T10:00:00.123456789Z stdout F":         len("2026-08-23T10:00:00.123456789Z stdout F"),
+		"2026-08-23T10:00:00Z stderr P y":                 len("2026-08-23T10:00:00Z stderr P "),
+		"2026-08-23T10:00:00.1-05:00 stdout F z":          len("2026-08-23T10:00:00.1-05:00 stdout F "),
+		"2026-08-23T10:00:00.123456789Z stdout Fx":        0,
+		"2026-08-23T10:00:00.123456789 stdout F x":        0,
+		"2026-08-23 10:00:00,123 [main] INFO a.B: stdout": 0,
+		"": 0,
+	} {
+		if got, _ := criPrefix([]byte(in)); got != want {
+			t.Errorf("criPrefix(%q) = %d, want %d", in, got, want)
+		}
 	}
 }

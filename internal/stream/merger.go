@@ -1,0 +1,333 @@
+// Package stream is the part of ozdoctor's pipeline that every mode shares:
+// a Recognizer turns the bytes of one log file into signals of one or more
+// streams, and a Merger orders the signals of all streams by event time
+// before the engine (package detectors) sees them. Sources (the bundle
+// walker today; a tailer, an Elasticsearch query and a /prom scraper
+// tomorrow) feed the Recognizer or the Merger; nothing here knows Ozone
+// beyond what the message catalogue says.
+package stream
+
+import (
+	"container/heap"
+	"slices"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/internal/snapshot"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// ID names one stream of a Merger: a log file, or one service of a
+// docker-compose capture. IDs are given in the order streams are opened,
+// which breaks ties between signals of the same time.
+type ID int
+
+// Options tune a Merger.
+type Options struct {
+	// Lateness is how far behind the slowest stream's newest record a
+	// signal may still arrive and take its place in event-time order
+	// (asynchronous appenders swap neighbours; streams are read in chunks).
+	Lateness time.Duration
+	// Idle is how long (wall time) a stream may go without a new signal
+	// before it stops holding the others back: its watermark then follows
+	// the wall clock minus Lateness.
+	Idle time.Duration
+	// Since and Until bound the event times released (zero: unbounded),
+	// judged after clock offsets are applied.
+	Since, Until time.Time
+}
+
+// Merger orders signals of many streams by event time. Each stream has a
+// watermark, the newest event time pushed to it; the Merger releases every
+// signal older than the lowest watermark of the open streams minus the
+// allowed lateness, untimed signals first. A closed stream holds nothing
+// back; Hold keeps everything back while a source may still open streams
+// with old records (a bundle being walked). Clock offsets learned from the
+// stream are applied as signals leave, so the order is the corrected one.
+type Merger struct {
+	opt     Options             `state:"-"` // given anew on restore
+	streams map[ID]*streamState // open streams; a closed one is forgotten
+	nextID  ID
+	comps   []parsers.Component // of every stream opened, sorted
+	queue   queue
+	untimed []catalogue.Signal
+	skew    *Skew
+	offsets []ClockOffset
+	shift   map[string]time.Duration // applied offsets by host
+	held    int
+	seq     uint64
+	clock   time.Time // newest event time released
+	stats   Stats
+}
+
+// Stats count what a Merger did.
+type Stats struct {
+	Released int64 // signals handed on
+	Filtered int64 // outside Since/Until
+	Late     int64 // arrived after their place in the order had passed: handed on at the clock
+}
+
+type streamState struct {
+	host      string
+	component parsers.Component
+	newest    time.Time // newest event time pushed (the stream's own clock)
+	lastPush  time.Time // wall time of the newest push
+}
+
+type item struct {
+	sig    catalogue.Signal
+	at     time.Time // event time on the reference clock
+	stream ID
+	seq    uint64
+}
+
+// NewMerger returns an empty Merger.
+func NewMerger(opt Options) *Merger {
+	return &Merger{opt: opt, skew: NewSkew(), shift: map[string]time.Duration{}, streams: map[ID]*streamState{}}
+}
+
+// Hold keeps every timed signal back until the matching Unhold: a source
+// that may still open streams holding older records calls it.
+func (m *Merger) Hold() { m.held++ }
+
+// Unhold ends one Hold.
+func (m *Merger) Unhold() {
+	if m.held > 0 {
+		m.held--
+	}
+}
+
+// Open starts a stream of the signals of host's comp at wall time now.
+func (m *Merger) Open(host string, comp parsers.Component, now time.Time) ID {
+	id := m.nextID
+	m.nextID++
+	m.streams[id] = &streamState{host: host, component: comp, lastPush: now}
+	m.noteComponent(comp)
+	return id
+}
+
+func (m *Merger) noteComponent(c parsers.Component) {
+	if i, found := slices.BinarySearch(m.comps, c); !found {
+		m.comps = slices.Insert(m.comps, i, c)
+	}
+}
+
+// CloseAll ends every stream: after a restore, the sources open theirs
+// anew.
+func (m *Merger) CloseAll() { clear(m.streams) }
+
+// Close ends a stream: it no longer holds the others back.
+func (m *Merger) Close(id ID) { delete(m.streams, id) }
+
+// Relabel gives a stream the host and component its own banner named (a
+// docker-compose service, or a file whose name told neither), and the same
+// to its signals not released yet that carried the stream's former ones.
+func (m *Merger) Relabel(id ID, host string, comp parsers.Component) {
+	st := m.streams[id]
+	oldHost, oldComp := st.host, st.component
+	st.host, st.component = host, comp
+	m.noteComponent(comp)
+	for i := range m.queue {
+		it := &m.queue[i]
+		if it.stream != id {
+			continue
+		}
+		if it.sig.Host == oldHost || it.sig.Host == "" {
+			it.sig.Host = host
+		}
+		if it.sig.Component == oldComp || it.sig.Component == "" {
+			it.sig.Component = comp
+		}
+		it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
+	}
+	heap.Init(&m.queue)
+}
+
+// Push adds one signal of stream id at wall time now (zero in batch runs).
+func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
+	if s.Time.IsZero() {
+		m.untimed = append(m.untimed, s)
+		return
+	}
+	st := m.streams[id]
+	if s.Time.After(st.newest) {
+		st.newest = s.Time
+	}
+	if now.After(st.lastPush) {
+		st.lastPush = now
+	}
+	m.seq++
+	heap.Push(&m.queue, item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: id, seq: m.seq})
+}
+
+// Release hands on, in event-time order, every signal that no open stream
+// can still precede; now is the wall time (zero in batch runs: no stream
+// is ever idle). It returns the watermark: the event time up to which
+// everything was handed on (zero when nothing may be yet, the newest
+// released when no open stream bounds it).
+func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time {
+	m.releaseUntimed(emit)
+	if m.held > 0 {
+		return time.Time{}
+	}
+	limit, bounded := m.watermark(now)
+	for len(m.queue) > 0 && (!bounded || !m.queue[0].at.After(limit)) {
+		m.emit(heap.Pop(&m.queue).(item), emit)
+		if m.refreshOffsets() && bounded {
+			limit, _ = m.watermark(now)
+		}
+	}
+	if !bounded {
+		return m.clock
+	}
+	return limit
+}
+
+// Drain hands on everything queued: every source reached its end.
+func (m *Merger) Drain(emit func(*catalogue.Signal)) {
+	m.held = 0
+	clear(m.streams)
+	m.Release(time.Time{}, emit)
+}
+
+// watermark returns the newest event time that may be released, and false
+// when no open stream bounds it.
+func (m *Merger) watermark(now time.Time) (time.Time, bool) {
+	var low time.Time
+	bounded := false
+	for _, st := range m.streams {
+		w := st.newest
+		if !w.IsZero() {
+			w = w.Add(-m.shift[st.host])
+		}
+		if !now.IsZero() && now.Sub(st.lastPush) >= m.opt.Idle {
+			if idle := now.Add(-m.opt.Lateness); idle.After(w) {
+				w = idle
+			}
+		}
+		if !bounded || w.Before(low) {
+			low, bounded = w, true
+		}
+	}
+	if !bounded {
+		return time.Time{}, false
+	}
+	if low.IsZero() {
+		return low, true // a stream that has pushed nothing holds everything
+	}
+	return low.Add(-m.opt.Lateness), true
+}
+
+func (m *Merger) releaseUntimed(emit func(*catalogue.Signal)) {
+	for i := range m.untimed {
+		s := m.untimed[i]
+		m.stats.Released++
+		emit(&s)
+	}
+	m.untimed = m.untimed[:0]
+}
+
+func (m *Merger) emit(it item, emit func(*catalogue.Signal)) {
+	s := it.sig
+	s.Time = it.at
+	if !m.opt.Since.IsZero() && s.Time.Before(m.opt.Since) || !m.opt.Until.IsZero() && s.Time.After(m.opt.Until) {
+		m.stats.Filtered++
+		return
+	}
+	if s.Time.Before(m.clock) {
+		m.stats.Late++
+	} else {
+		m.clock = s.Time
+	}
+	m.stats.Released++
+	m.skew.Observe(&it.sig) // on the host's own clock
+	emit(&s)
+}
+
+// refreshOffsets applies the clock offsets learned from the signals
+// released so far to the signals still queued, and reports whether they
+// moved. Offsets are learned from released signals only, so that every
+// mode applies the same offsets to the same signals.
+func (m *Merger) refreshOffsets() bool {
+	if !m.skew.Changed() {
+		return false
+	}
+	m.offsets = m.skew.Estimate()
+	shift := map[string]time.Duration{}
+	for _, o := range m.offsets {
+		if o.Applied {
+			shift[o.Host] = o.Offset
+		}
+	}
+	same := len(shift) == len(m.shift)
+	for h, d := range shift {
+		same = same && m.shift[h] == d
+	}
+	if same {
+		return false
+	}
+	m.shift = shift
+	for i := range m.queue {
+		it := &m.queue[i]
+		it.at = it.sig.Time.Add(-shift[it.sig.Host])
+	}
+	heap.Init(&m.queue)
+	return true
+}
+
+// Offsets returns the clock offsets estimated so far, sorted by host.
+func (m *Merger) Offsets() []ClockOffset {
+	if m.skew.Changed() {
+		m.refreshOffsets()
+	}
+	return m.offsets
+}
+
+// Snapshot returns the merger's state as versioned bytes: its streams and
+// their watermarks, the signals waiting for their turn and the clock
+// offsets learned.
+func (m *Merger) Snapshot() ([]byte, error) { return snapshot.Marshal(m) }
+
+// Restore loads a snapshot into a merger made with NewMerger.
+func (m *Merger) Restore(data []byte) error { return snapshot.Unmarshal(data, m) }
+
+// Clock returns the newest event time released.
+func (m *Merger) Clock() time.Time { return m.clock }
+
+// Components returns the components of the streams opened so far, sorted.
+func (m *Merger) Components() []parsers.Component { return m.comps }
+
+// SyncEvents returns how many shared events the clock-offset estimate
+// remembers, its bound and how many it forgot.
+func (m *Merger) SyncEvents() (entries, limit int, evicted int64) {
+	return m.skew.Len(), maxSyncKeys, m.skew.Evicted()
+}
+
+// Stats returns what the Merger did so far.
+func (m *Merger) Stats() Stats { return m.stats }
+
+// Queued returns how many signals wait for their turn.
+func (m *Merger) Queued() int { return len(m.queue) + len(m.untimed) }
+
+// queue is a min-heap of items by event time, stream and arrival.
+type queue []item
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	a, b := &q[i], &q[j]
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
+	}
+	if a.stream != b.stream {
+		return a.stream < b.stream
+	}
+	return a.seq < b.seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(item)) }
+func (q *queue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}

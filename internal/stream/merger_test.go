@@ -1,0 +1,160 @@
+package stream
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+var t0 = time.Date(2026, 8, 23, 10, 0, 0, 0, time.UTC)
+
+func sig(host string, at time.Duration, text string) catalogue.Signal {
+	s := catalogue.Signal{Kind: "k", Host: host, Text: text}
+	if at >= 0 {
+		s.Time = t0.Add(at)
+	}
+	return s
+}
+
+func texts(m *Merger, now time.Time) []string {
+	var out []string
+	m.Release(now, func(s *catalogue.Signal) { out = append(out, s.Text) })
+	return out
+}
+
+func TestMergerReleasesUpToTheSlowestStreamMinusLateness(t *testing.T) {
+	m := NewMerger(Options{Lateness: 2 * time.Second, Idle: time.Minute})
+	wall := t0
+	a := m.Open("a", "", wall)
+	b := m.Open("b", "", wall)
+	m.Push(a, sig("a", 1*time.Second, "a1"), wall)
+	m.Push(a, sig("a", 10*time.Second, "a10"), wall)
+	m.Push(b, sig("b", -1, "untimed"), wall)
+	// b has pushed nothing timed: it holds everything but untimed signals.
+	if got := texts(m, wall); !slices.Equal(got, []string{"untimed"}) {
+		t.Fatalf("released %v", got)
+	}
+	m.Push(b, sig("b", 5*time.Second, "b5"), wall)
+	// Watermark min(10s, 5s) - 2s = 3s.
+	if got := texts(m, wall); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("released %v, want a1", got)
+	}
+	// An out-of-order neighbour within the lateness takes its place.
+	m.Push(b, sig("b", 2*time.Second, "b2"), wall)
+	m.Push(b, sig("b", 12*time.Second, "b12"), wall)
+	if got := texts(m, wall); !slices.Equal(got, []string{"b2", "b5"}) {
+		t.Fatalf("released %v, want b2 b5", got)
+	}
+	// A signal behind the released clock is late: handed on, counted.
+	m.Push(a, sig("a", 0, "a0"), wall)
+	if got := texts(m, wall); !slices.Equal(got, []string{"a0"}) || m.Stats().Late != 1 {
+		t.Fatalf("released %v, late %d", got, m.Stats().Late)
+	}
+	// b goes quiet; after Idle its watermark follows the wall clock.
+	wall = wall.Add(30 * time.Second)
+	m.Push(a, sig("a", 40*time.Second, "a40"), wall)
+	if got := texts(m, wall); !slices.Equal(got, []string{"a10"}) {
+		t.Fatalf("released %v, want a10 (b holds at 12s-2s)", got)
+	}
+	wall = t0.Add(2 * time.Minute)
+	m.Push(a, sig("a", 119*time.Second, "a119"), wall)
+	if got := texts(m, wall); !slices.Equal(got, []string{"b12", "a40"}) {
+		t.Fatalf("released %v, want b12 a40 once b is idle", got)
+	}
+	m.Close(b)
+	m.Close(a)
+	if got := texts(m, wall); !slices.Equal(got, []string{"a119"}) {
+		t.Fatalf("released %v after closing", got)
+	}
+}
+
+func TestMergerHoldAndDrainAndFilter(t *testing.T) {
+	m := NewMerger(Options{Lateness: time.Second, Until: t0.Add(time.Minute)})
+	m.Hold()
+	a := m.Open("a", "", time.Time{})
+	m.Push(a, sig("a", 2*time.Second, "a2"), time.Time{})
+	m.Push(a, sig("a", time.Second, "a1"), time.Time{})
+	m.Push(a, sig("a", 2*time.Minute, "late-filtered"), time.Time{})
+	m.Close(a)
+	if got := texts(m, time.Time{}); len(got) != 0 {
+		t.Fatalf("held merger released %v", got)
+	}
+	var got []string
+	m.Drain(func(s *catalogue.Signal) { got = append(got, s.Text) })
+	if !slices.Equal(got, []string{"a1", "a2"}) || m.Stats().Filtered != 1 || m.Queued() != 0 {
+		t.Fatalf("drained %v, stats %+v", got, m.Stats())
+	}
+}
+
+func TestMergerRelabelsQueuedSignalsOfAStream(t *testing.T) {
+	m := NewMerger(Options{})
+	m.Hold()
+	id := m.Open("scm_1", parsers.ComponentUnknown, time.Time{})
+	m.Push(id, sig("scm_1", time.Second, "before banner"), time.Time{})
+	m.Relabel(id, "scm1.example.com", parsers.ComponentSCM)
+	var got []catalogue.Signal
+	m.Drain(func(s *catalogue.Signal) { got = append(got, *s) })
+	if len(got) != 1 || got[0].Host != "scm1.example.com" || got[0].Component != parsers.ComponentSCM {
+		t.Fatalf("got %+v", got)
+	}
+	if !slices.Equal(m.Components(), []parsers.Component{parsers.ComponentUnknown, parsers.ComponentSCM}) {
+		t.Errorf("components %v", m.Components())
+	}
+}
+
+func TestMergerAppliesOffsetsLearnedFromReleasedSignals(t *testing.T) {
+	m := NewMerger(Options{})
+	m.Hold()
+	var ids []ID
+	for _, h := range []string{"om1", "om2", "om3"} {
+		ids = append(ids, m.Open(h, parsers.ComponentOM, time.Time{}))
+	}
+	// om3's clock runs 5s ahead; three shared configuration entries.
+	for i := int64(0); i < 3; i++ {
+		for j, h := range []string{"om1", "om2", "om3"} {
+			at := time.Duration(i)*time.Minute + time.Duration(j)*time.Millisecond
+			if h == "om3" {
+				at += 5 * time.Second
+			}
+			s := catalogue.Signal{Kind: catalogue.OMConfChanged, Host: h, Term: 1, Index: i, Time: t0.Add(at), Text: h}
+			m.Push(ids[j], s, time.Time{})
+		}
+	}
+	m.Push(ids[2], catalogue.Signal{Kind: "k", Host: "om3", Time: t0.Add(10*time.Minute + 5*time.Second), Text: "om3 later"}, time.Time{})
+	var got []catalogue.Signal
+	m.Drain(func(s *catalogue.Signal) { got = append(got, *s) })
+	last := got[len(got)-1]
+	if d := last.Time.Sub(t0.Add(10 * time.Minute)); last.Text != "om3 later" || d > 10*time.Millisecond || d < -10*time.Millisecond {
+		t.Errorf("om3's later signal not moved onto the reference clock: %s %s", last.Text, last.Time)
+	}
+	if off := m.Offsets(); len(off) != 2 || off[1].Host != "om3" || !off[1].Applied {
+		t.Errorf("offsets %+v", off)
+	}
+	// The first shared entry of om3 came before any estimate: its own clock.
+	for _, s := range got {
+		if s.Host == "om3" && s.Kind == catalogue.OMConfChanged && s.Index == 0 && !s.Time.Equal(t0.Add(5*time.Second+2*time.Millisecond)) {
+			t.Errorf("om3's first entry moved before its offset was known: %s", s.Time)
+		}
+	}
+}
+
+func TestMergerSnapshotRoundTrip(t *testing.T) {
+	m := NewMerger(Options{Lateness: time.Second})
+	a := m.Open("a", parsers.ComponentSCM, t0)
+	m.Push(a, sig("a", time.Second, "a1"), t0)
+	m.Push(a, sig("a", 5*time.Second, "a5"), t0)
+	data, err := m.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := NewMerger(Options{Lateness: time.Second})
+	if err := back.Restore(data); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := texts(back, t0), texts(m, t0); !slices.Equal(got, want) || len(got) != 1 {
+		t.Errorf("restored released %v, original %v", got, want)
+	}
+}
