@@ -11,4 +11,6 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/ozdoctor /usr/local/bin/ozdoctor
 USER nonroot
 ENTRYPOINT ["/usr/local/bin/ozdoctor"]
-CMD ["--help"]
+# As a sidecar: mount the configuration at /etc/ozdoctor/watch.yaml (see
+# deploy/); "docker run IMAGE analyze /logs" runs a one-shot analysis.
+CMD ["watch", "--config", "/etc/ozdoctor/watch.yaml"]

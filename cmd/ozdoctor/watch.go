@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/internal/daemon"
+	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
+)
+
+// defaultLogs are Ozone's log files in its default log directory.
+func defaultLogs() []string {
+	return []string{"/var/log/ozone/ozone-*.log", "/var/log/ozone/*.out",
+		"/var/log/ozone/*-audit*.log", "/var/log/ozone/dn-container*.log"}
+}
+
+func newWatchCmd(v *viper.Viper) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "watch [flags]",
+		Short: "Run as a sidecar: follow an Ozone service's logs and alert as defects happen",
+		Long: `Follow the log files of the Ozone services on this host through rotation, run the
+detectors on them as they are written, and raise alerts as soon as a defect's
+signature completes: to Alertmanager (--alertmanager.url), as JSON lines on stdout,
+and on /metrics for Prometheus. /alerts lists the current alerts as JSON, /healthz
+and /readyz tell whether the daemon runs and has read its files once.
+
+The state (positions in the files, the detectors' state, the alerts, the queue to
+Alertmanager) is written to --state-dir every --checkpoint-interval and on SIGTERM:
+a restarted daemon continues where it stopped. The first start reads back
+--look-back bytes of every file.`,
+		Example: `  ozdoctor watch --logs '/var/log/ozone/*.log' --alertmanager.url http://alertmanager:9093 --cluster prod1
+  ozdoctor watch --config /etc/ozdoctor/watch.yaml --check-config`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWatch(cmd, v) },
+	}
+	f := cmd.Flags()
+	f.StringSlice("logs", defaultLogs(), "glob of log files to follow (repeatable)")
+	f.String("listen", "127.0.0.1:9794", "address of the HTTP endpoints (/metrics, /alerts, /healthz, /readyz); empty: none")
+	f.String("state-dir", "/var/lib/ozdoctor", "directory of the checkpoint and the Alertmanager queue")
+	f.StringSlice("alertmanager.url", nil, "Alertmanager base URL (repeatable)")
+	f.String("cluster", "", "cluster label of the alerts")
+	f.String("runbook-base", "", "runbook URL prefix; the detector's name is appended")
+	f.Duration("poll", time.Second, "how often the files are read")
+	f.Duration("checkpoint-interval", 30*time.Second, "how often the state is written")
+	f.Int64("look-back", 1<<20, "bytes of each file the first start reads back")
+	f.String("tz", "UTC", "time zone of log timestamps (IANA name)")
+	f.StringSlice("option", nil, "detector option DETECTOR.OPTION=VALUE (repeatable; see ozdoctor explain)")
+	f.Bool("json", true, "write every alert transition as a JSON line on stdout")
+	f.Bool("check-config", false, "check the configuration and exit")
+	return cmd
+}
+
+func runWatch(cmd *cobra.Command, v *viper.Viper) error {
+	zone, err := time.LoadLocation(v.GetString("tz"))
+	if err != nil {
+		return usageErrorf("--tz: %w", err)
+	}
+	opt := analysis.Options{Zone: zone, Detectors: registry.All()}
+	kv, err := keyValues(v.GetStringSlice("option"))
+	if err != nil {
+		return usageErrorf("--option: %w", err)
+	}
+	if opt.DetectorOptions, err = detectors.ValidateOptions(opt.Detectors, kv); err != nil {
+		return usageErrorf("--option: %w", err)
+	}
+	logs := v.GetStringSlice("logs")
+	if len(logs) == 0 {
+		return usageErrorf("--logs: no file to follow")
+	}
+	for _, key := range []string{"poll", "checkpoint-interval"} {
+		if v.GetDuration(key) <= 0 {
+			return usageErrorf("--%s: must be positive, got %s", key, v.GetString(key))
+		}
+	}
+	listen := v.GetString("listen")
+	if listen != "" {
+		if _, _, err := net.SplitHostPort(listen); err != nil {
+			return usageErrorf("--listen: %w", err)
+		}
+	}
+	cfg := daemon.Config{Logs: logs, StateDir: v.GetString("state-dir"), Poll: v.GetDuration("poll"),
+		CheckpointEvery: v.GetDuration("checkpoint-interval"), LookBack: v.GetInt64("look-back"), Pipeline: opt,
+		Alertmanager: alertmanager.Config{URLs: v.GetStringSlice("alertmanager.url"), Cluster: v.GetString("cluster"),
+			RunbookBase: v.GetString("runbook-base")},
+		Version: version, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
+	if v.GetBool("json") {
+		cfg.Findings = cmd.OutOrStdout()
+	}
+	if v.GetBool("check-config") {
+		fmt.Fprintf(cmd.OutOrStdout(), "configuration ok: %d log pattern(s), state in %s, %d Alertmanager(s)\n",
+			len(logs), cfg.StateDir, len(cfg.Alertmanager.URLs))
+		return nil
+	}
+	d, err := daemon.New(cfg)
+	if err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if listen != "" {
+		srv := &http.Server{Addr: listen, Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				cfg.Log.Error("http", "err", err)
+				stop()
+			}
+		}()
+		defer srv.Close()
+	}
+	cfg.Log.Info("watching", "logs", logs, "listen", listen, "state", cfg.StateDir)
+	if err := d.Run(ctx); err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	return nil
+}

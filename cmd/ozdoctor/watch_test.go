@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/internal/scenario"
+)
+
+// freePort returns a loopback address nothing listens on.
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// The watch command as a real process: it follows files written while it
+// runs, serves the alert on /alerts, writes its checkpoint on SIGTERM and
+// exits 0, and a second start resumes from it with the alert still known.
+func TestWatchProcess(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "ozdoctor")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	src, logs, state := t.TempDir(), t.TempDir(), t.TempDir()
+	s, r := scenario.Sample()
+	r.Rotate, r.Gzip = false, false
+	if err := s.Render(src, r); err != nil {
+		t.Fatal(err)
+	}
+	addr := freePort(t)
+	start := func() (*exec.Cmd, *syncBuffer) {
+		out := &syncBuffer{}
+		cmd := exec.Command(bin, "watch", "--logs", filepath.Join(logs, "*", "*.log"), "--state-dir", state,
+			"--listen", addr, "--poll", "100ms", "--checkpoint-interval", "1s")
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, out
+	}
+	cmd, out := start()
+	defer cmd.Process.Kill()
+	// The whole of every log appears at once; the daemon reads it from the
+	// start (new files) and the wall clock, far after the logs' times,
+	// releases idle streams.
+	filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && strings.HasSuffix(p, ".log") {
+			rel, _ := filepath.Rel(src, p)
+			os.MkdirAll(filepath.Join(logs, filepath.Dir(rel)), 0o755)
+			data, _ := os.ReadFile(p)
+			os.WriteFile(filepath.Join(logs, rel), data, 0o644)
+		}
+		return nil
+	})
+	find := func(defect string) bool {
+		res, err := http.Get("http://" + addr + "/alerts")
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		var a struct {
+			Alerts []struct{ Defect, State string }
+		}
+		json.NewDecoder(res.Body).Decode(&a)
+		for _, f := range a.Alerts {
+			if f.Defect == defect && f.State == "firing" {
+				return true
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !find("HDDS-17674") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no HDDS-17674 alert on /alerts; daemon output:\n%s", out.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), `"to":"firing"`) {
+		t.Errorf("no JSON line of the firing transition on stdout:\n%.2000s", out.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("SIGTERM: %v\n%s", err, out.String())
+	}
+	fired := firing(out.String())
+	if _, err := os.Stat(filepath.Join(state, "checkpoint.json")); err != nil {
+		t.Fatalf("no checkpoint after SIGTERM: %v", err)
+	}
+
+	cmd, out = start()
+	defer cmd.Process.Kill()
+	deadline = time.Now().Add(30 * time.Second)
+	for !find("HDDS-17674") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted daemon lost the alert:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "resumed from checkpoint") {
+		t.Errorf("the second start did not resume:\n%.2000s", out.String())
+	}
+	for fp := range firing(out.String()) {
+		if fired[fp] {
+			t.Errorf("the restarted daemon sent the firing transition of %s again:\n%s", fp, out.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(fmt.Errorf("second SIGTERM: %w", err))
+	}
+}
+
+// syncBuffer is a bytes.Buffer a running process writes to while the test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// firing returns the fingerprints of the transitions into firing (not
+// escalations, which stay firing) among the JSON lines of a daemon's output.
+func firing(out string) map[string]bool {
+	fps := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		var tr struct{ Fingerprint, From, To string }
+		if json.Unmarshal([]byte(line), &tr) == nil && tr.To == "firing" && tr.From != "firing" {
+			fps[tr.Fingerprint] = true
+		}
+	}
+	return fps
+}
+
+// The example configuration in deploy/ is valid; a bad value is a usage
+// error that names the key.
+func TestWatchCheckConfig(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"watch", "--config", "../../deploy/watch.yaml", "--check-config"}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "1 Alertmanager(s)") {
+		t.Errorf("output: %s", out.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"watch", "--checkpoint-interval", "-1s", "--check-config"}, &out, &errOut); code != exitUsage ||
+		!strings.Contains(errOut.String(), "--checkpoint-interval") {
+		t.Errorf("exit %d: %s", code, errOut.String())
+	}
+}

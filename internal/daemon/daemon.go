@@ -1,0 +1,423 @@
+// Package daemon runs ozdoctor next to an Ozone service: it follows the
+// service's log files through rotation (parsers/tail), feeds them through
+// the streaming pipeline on the wall clock (internal/analysis), hands every
+// alert transition to the sinks (Alertmanager, /metrics, JSON lines), serves
+// the alerts over HTTP, and checkpoints its state in a directory so that a
+// restart continues where it stopped.
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers/bundle"
+	"github.com/ozdoctor/ozdoctor/parsers/tail"
+	"github.com/ozdoctor/ozdoctor/sinks"
+	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
+	"github.com/ozdoctor/ozdoctor/sinks/metrics"
+)
+
+// Config configures a daemon. Zero durations take their defaults.
+type Config struct {
+	Logs     []string // globs of the log files to follow
+	StateDir string   // checkpoint and Alertmanager queue; "" keeps nothing across restarts
+	// Poll is how often the files are read; default 1s.
+	Poll time.Duration
+	// CheckpointEvery is how often the state is written; default 30s.
+	CheckpointEvery time.Duration
+	// LookBack is how many bytes of each file the first start reads back;
+	// default 1 MiB.
+	LookBack int64
+	// IdleFlush is how long a file may stay quiet before its open
+	// multi-line record is taken as complete; default 5s.
+	IdleFlush time.Duration
+	// Pipeline holds the detectors, their options, the zone of the logs and
+	// the streaming settings; its Subscribe is the daemon's.
+	Pipeline analysis.Options
+	// Alertmanager, if its URLs are set, receives the alerts.
+	Alertmanager alertmanager.Config
+	Version      string
+	// Findings, if set, receives every transition as one JSON line.
+	Findings io.Writer
+	// Now is the wall clock; default time.Now.
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+// Daemon is a running sidecar.
+type Daemon struct {
+	cfg     Config
+	mu      sync.Mutex // the pipeline, the followers and the checkpoint
+	pipe    *analysis.Pipeline
+	tailer  *tail.Tailer
+	follows map[string]*follow
+	am      *alertmanager.Sink
+	metrics *metrics.Metrics
+	sources map[string]*metrics.Source
+	saved   time.Time // wall time of the last checkpoint
+	ready   atomic.Bool
+}
+
+// follow is one followed file being recognised.
+type follow struct {
+	fl      *stream.Follower
+	path    string
+	last    time.Time // wall time of its last line
+	flushed bool      // its open record was flushed since its last line
+}
+
+const checkpointFile = "checkpoint.json"
+
+// New builds a daemon, restoring its checkpoint from cfg.StateDir when one
+// is there.
+func New(cfg Config) (*Daemon, error) {
+	if cfg.Poll <= 0 {
+		cfg.Poll = time.Second
+	}
+	if cfg.CheckpointEvery <= 0 {
+		cfg.CheckpointEvery = 30 * time.Second
+	}
+	if cfg.LookBack == 0 {
+		cfg.LookBack = 1 << 20
+	}
+	if cfg.IdleFlush <= 0 {
+		cfg.IdleFlush = 5 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if len(cfg.Logs) == 0 {
+		return nil, errors.New("no log files to follow (logs)")
+	}
+	d := &Daemon{cfg: cfg, follows: map[string]*follow{}, sources: map[string]*metrics.Source{}}
+	var docs []detectors.Doc
+	for _, r := range cfg.Pipeline.Detectors {
+		docs = append(docs, r.Doc)
+	}
+	if len(cfg.Alertmanager.URLs) > 0 {
+		amc := cfg.Alertmanager
+		amc.Docs, amc.StateDir = docs, cfg.StateDir
+		var err error
+		// Finalize reads the engine: it is called under d.mu, from observe.
+		if d.am, err = alertmanager.New(amc, func(f detectors.Finding) detectors.Finding { return d.pipe.Engine().Finalize(f) }); err != nil {
+			return nil, err
+		}
+	}
+	mo := metrics.Options{Version: cfg.Version, Detectors: docs}
+	if d.am != nil {
+		mo.Alertmanager = d.am
+	}
+	d.metrics = metrics.New(mo)
+
+	opt := cfg.Pipeline
+	opt.Subscribe = d.observe
+	var positions []stream.Position
+	data, err := os.ReadFile(filepath.Join(cfg.StateDir, checkpointFile))
+	switch {
+	case cfg.StateDir != "" && err == nil:
+		var fresh []string
+		if d.pipe, positions, fresh, err = analysis.RestorePipeline(opt, data); err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w (move it away to start afresh)", filepath.Join(cfg.StateDir, checkpointFile), err)
+		}
+		if len(fresh) > 0 {
+			cfg.Log.Warn("state not restored (its format changed): these detectors start empty", "detectors", fresh)
+		}
+		d.pipe.CloseStreams() // the followers open theirs anew
+		d.metrics.SetAlerts(d.pipe.Engine().Alerts())
+		cfg.Log.Info("resumed from checkpoint", "files", len(positions), "alerts", len(d.pipe.Engine().Alerts()))
+	case cfg.StateDir != "" && !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	default:
+		if d.pipe, err = analysis.NewPipeline(opt); err != nil {
+			return nil, err
+		}
+	}
+	if d.tailer, err = tail.New(tail.Options{Globs: cfg.Logs, Poll: cfg.Poll, LookBack: cfg.LookBack, Now: cfg.Now}); err != nil {
+		return nil, err
+	}
+	if positions != nil {
+		if err := d.tailer.Restore(positions); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// observe hands one transition to the sinks; the engine calls it.
+func (d *Daemon) observe(t detectors.Transition) {
+	d.metrics.Observe(t)
+	if d.am != nil {
+		d.am.Observe(t)
+	}
+	if d.cfg.Findings != nil && !t.Update() {
+		line, _ := json.Marshal(struct {
+			At          time.Time         `json:"at"`
+			Fingerprint string            `json:"fingerprint"`
+			From        detectors.State   `json:"from,omitempty"`
+			To          detectors.State   `json:"to"`
+			Escalated   bool              `json:"escalated,omitempty"`
+			Finding     detectors.Finding `json:"finding"`
+		}{t.At, t.Fingerprint, t.From, t.To, t.Escalated, t.Finding})
+		d.cfg.Findings.Write(append(line, '\n'))
+	}
+}
+
+// Run follows the files until ctx ends, then writes a last checkpoint.
+func (d *Daemon) Run(ctx context.Context) error {
+	tick := time.NewTicker(d.cfg.Poll)
+	defer tick.Stop()
+	for {
+		if err := d.Step(ctx); err != nil {
+			d.cfg.Log.Error("step", "err", err)
+		}
+		if d.am != nil {
+			d.am.Tick(d.cfg.Now())
+		}
+		select {
+		case <-ctx.Done():
+			err := d.Checkpoint()
+			d.tailer.Close()
+			return err
+		case <-tick.C:
+		}
+	}
+}
+
+// Step reads what the files gained, recognises it, releases what is due
+// and checkpoints when it is time.
+func (d *Daemon) Step(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.cfg.Now()
+	var errs []error
+	for {
+		chunks, err := d.tailer.Poll(ctx)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, c := range chunks {
+			d.consume(c, now)
+		}
+		if !d.tailer.More() || ctx.Err() != nil {
+			break
+		}
+	}
+	for _, f := range d.follows {
+		if !f.flushed && now.Sub(f.last) >= d.cfg.IdleFlush {
+			f.fl.Flush(now)
+			f.flushed = true
+		}
+	}
+	d.pipe.Release(now)
+	d.metrics.Update(d.stats(now))
+	if now.Sub(d.saved) >= d.cfg.CheckpointEvery {
+		errs = append(errs, d.checkpoint(now))
+	}
+	d.ready.Store(true)
+	return errors.Join(errs...)
+}
+
+// consume feeds one chunk of a followed file to its follower.
+func (d *Daemon) consume(c tail.Chunk, now time.Time) {
+	f := d.follows[c.Stream]
+	if f == nil && len(c.Lines) > 0 {
+		host, comp, kind := bundle.Classify(c.Path)
+		fl := d.pipe.Recognizer().Follow(stream.File{Path: c.Path, Host: host, Component: comp, Kind: kind,
+			Zone: d.pipe.Zone(host)}, c.Lines[0].Num, c.Lines[0].Offset, d.pipe.Streams())
+		f = &follow{fl: fl, path: c.Path}
+		d.follows[c.Stream] = f
+	}
+	if f == nil {
+		return
+	}
+	src := d.sources[c.Path]
+	if src == nil {
+		src = &metrics.Source{Name: c.Path}
+		d.sources[c.Path] = src
+	}
+	for _, l := range c.Lines {
+		f.fl.FeedLine(l.Text, l.Num, l.Offset)
+		src.Records++
+		src.Bytes += int64(len(l.Text)) + 1
+	}
+	if len(c.Lines) > 0 {
+		f.last, f.flushed = now, false
+	}
+	if c.End {
+		res := f.fl.End(now)
+		src.ParseErrors += res.Stats.Unparsed
+		delete(d.follows, c.Stream)
+		return
+	}
+	f.fl.Drain(now)
+}
+
+func (d *Daemon) stats(now time.Time) metrics.Stats {
+	eng := d.pipe.Engine()
+	st := metrics.Stats{Engine: eng.Stats(), MergerQueued: d.pipe.Queued()}
+	for _, ds := range eng.State() {
+		st.States = append(st.States, metrics.DetectorState{Detector: ds.Detector, Stats: ds.Stats})
+	}
+	for _, s := range d.sources {
+		st.Sources = append(st.Sources, *s)
+	}
+	return st
+}
+
+// Checkpoint writes the state now.
+func (d *Daemon) Checkpoint() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.checkpoint(d.cfg.Now())
+}
+
+// checkpoint writes the pipeline's state with the files' positions: for a
+// file whose last record is still open, the position of its first line, so
+// that a restart reads it again whole.
+func (d *Daemon) checkpoint(now time.Time) error {
+	d.saved = now
+	if d.cfg.StateDir == "" {
+		return nil
+	}
+	positions := d.tailer.Positions()
+	for i, p := range positions {
+		if f := d.follows[p.Stream]; f != nil {
+			if line, off, ok := f.fl.OpenPosition(); ok {
+				positions[i].Line, positions[i].Offset = line-1, off
+			}
+		}
+	}
+	data, err := d.pipe.Checkpoint(positions)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(d.cfg.StateDir, checkpointFile), data)
+}
+
+// writeFileAtomic replaces path with data: a temporary file beside it,
+// synced, renamed over it, and the directory synced.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".checkpoint-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if df, err := os.Open(dir); err == nil {
+		df.Sync()
+		df.Close()
+	}
+	return nil
+}
+
+// Alerts returns the alerts the engine remembers, finalized.
+func (d *Daemon) Alerts() []detectors.Finding {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	eng := d.pipe.Engine()
+	out := []detectors.Finding{}
+	for _, f := range eng.Alerts() {
+		out = append(out, eng.Finalize(f))
+	}
+	return out
+}
+
+// Report is the report of the current state: the alerts that fired or
+// resolved (not the pending ones) and what the daemon has read.
+func (d *Daemon) Report() *analysis.Result {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	eng := d.pipe.Engine()
+	r := &analysis.Result{Findings: []detectors.Finding{}}
+	for _, f := range eng.Alerts() {
+		if f.State != detectors.Pending {
+			r.Findings = append(r.Findings, eng.Finalize(f))
+		}
+	}
+	var files []analysis.FileCoverage
+	for _, path := range slices.Sorted(maps.Keys(d.sources)) {
+		src := d.sources[path]
+		host, comp, kind := bundle.Classify(path)
+		files = append(files, analysis.FileCoverage{Path: path, Host: host, Component: string(comp), Kind: string(kind),
+			Bytes: src.Bytes, Lines: src.Records, Unparsed: src.ParseErrors})
+	}
+	r.Coverage = d.pipe.Coverage(files)
+	r.Coverage.Inputs = d.cfg.Logs
+	return r
+}
+
+// Handler serves / (the HTML report of the current state, read-only),
+// /metrics, /alerts (JSON: the alerts the engine remembers, pending,
+// firing and recently resolved, in the report's finding shape), /healthz
+// and /readyz (ready once the first poll is done).
+func (d *Daemon) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			http.Error(w, "read-only", http.StatusMethodNotAllowed)
+			return
+		}
+		var b bytes.Buffer
+		sink, _ := sinks.New("html", &b)
+		if err := sink.Write(d.Report()); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(b.Bytes())
+	})
+	mux.Handle("/metrics", d.metrics.Handler())
+	mux.HandleFunc("/alerts", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(struct {
+			Alerts []detectors.Finding `json:"alerts"`
+		}{d.Alerts()})
+	})
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !d.ready.Load() {
+			http.Error(w, "not ready: first poll not done", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+	return mux
+}
