@@ -96,7 +96,7 @@ keys named like the flags).
 	root.SetErr(stderr)
 	root.PersistentFlags().String("config", "", "config file (YAML, TOML or JSON)")
 	root.AddCommand(newAnalyzeCmd(v), newDetectorsCmd(), newExplainCmd(), newCatalogueCmd(), newVersionCmd())
-	root.AddCommand(newWatchCmd(v))
+	root.AddCommand(newRulesCmd(), newWatchCmd(v))
 	return root
 }
 
