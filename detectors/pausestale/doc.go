@@ -53,6 +53,9 @@ func doc() detectors.Doc {
 				`(one heartbeat interval is {{fact . "heartbeat_interval"}}).{{end}}`,
 			`{{if or (eq (fact . "outcome") "scm-terminated") (eq (fact . "outcome") "ratis-closed")}}Pipelines and containers are as the restarted SCM loaded them; check ` +
 				"`ozone admin pipeline list --state OPEN`" + ` and ` + "`ozone admin safemode status`" + `.` +
+				`{{else if eq (fact . "pipelines_closed") "0"}}This SCM closed none of the {{len .Entities.Pipelines}} pipeline(s) of the affected datanodes ` +
+				`(a follower's closes fail; the leader decides). Check ` + "`ozone admin scm roles`" + ` for the leader and ` +
+				"`ozone admin pipeline list --state OPEN`" + ` for their pipelines.` +
 				`{{else}}All pipelines of the affected datanodes were closed ({{len .Entities.Pipelines}} named in the log). Check ` +
 				"`ozone admin pipeline list --state OPEN`" + `; BackgroundPipelineCreator recreates pipelines by itself, and if writes fail ` +
 				"`ozone admin pipeline create -t RATIS -f THREE`" + ` creates one explicitly.{{end}}`,
@@ -82,7 +85,7 @@ func doc() detectors.Doc {
 			catalogue.JVMPause, catalogue.HeartbeatCheckSkipped, catalogue.HeartbeatCheckSlow,
 			catalogue.RaftPauseStepDown, catalogue.RaftPauseClose, catalogue.LogGap,
 			catalogue.NodeStale, catalogue.NodeDead, catalogue.DeadNodeQueueCleared, catalogue.DeadNodeCommandsCleaned,
-			catalogue.NodeHealthyReadonly, catalogue.NodeHealthy, catalogue.PipelineClosed, catalogue.PipelineRemoved,
+			catalogue.NodeHealthyReadonly, catalogue.NodeHealthy, catalogue.PipelineClosed, catalogue.PipelineRemoved, catalogue.PipelineFinalizeFailed,
 			catalogue.IntervalReset, catalogue.Terminating, catalogue.StartupMsg, catalogue.ShutdownMsg,
 			catalogue.HeartbeatFromUnregistered, catalogue.DatanodeRegistered,
 		},

@@ -34,6 +34,7 @@ type episode struct {
 
 	pipes      *detectors.Bounded[string, bool] // pipelines the stale handler finalized
 	closed     int                              // of those, moved to CLOSED
+	closeFails int                              // close attempts that failed (T11, a follower SCM)
 	removed    int                              // of those, removed (dead handler)
 	cmdDropped int64
 	lastChange time.Time // latest STALE/DEAD transition
@@ -153,14 +154,17 @@ func (ep *episode) observe(c *config, s *catalogue.Signal, stopped func(catalogu
 			n.healthy = s.Time
 		}
 		ep.ev.Add(detectors.EvidenceOf(s))
-	case catalogue.PipelineClosed, catalogue.PipelineRemoved:
+	case catalogue.PipelineClosed, catalogue.PipelineRemoved, catalogue.PipelineFinalizeFailed:
 		if !ep.pipes.Has(s.Pipeline) {
 			return false
 		}
-		if s.Kind == catalogue.PipelineClosed {
+		switch s.Kind {
+		case catalogue.PipelineClosed:
 			ep.closed++
-		} else {
+		case catalogue.PipelineRemoved:
 			ep.removed++
+		default:
+			ep.closeFails++
 		}
 		ep.ev.Add(detectors.EvidenceOf(s))
 	case catalogue.DeadNodeQueueCleared, catalogue.DeadNodeCommandsCleaned:
@@ -269,6 +273,9 @@ func (ep *episode) render(c *config, env *detectors.Env, now time.Time) detector
 	}
 	f.Facts["pipelines_finalized"] = strconv.Itoa(ep.pipes.Len() + int(ep.pipes.Evicted()))
 	f.Facts["pipelines_closed"] = strconv.Itoa(ep.closed)
+	if ep.closeFails > 0 {
+		f.Facts["pipeline_close_failures"] = strconv.Itoa(ep.closeFails)
+	}
 	if ep.removed > 0 {
 		f.Facts["pipelines_removed"] = strconv.Itoa(ep.removed)
 	}
@@ -316,6 +323,8 @@ func (ep *episode) render(c *config, env *detectors.Env, now time.Time) detector
 		fmt.Fprintf(&b, " and closed %d pipeline(s).", pipes)
 	case ep.closed > 0:
 		fmt.Fprintf(&b, " and closed %d of the %d pipeline(s) they were in.", ep.closed, pipes)
+	case ep.closeFails > 0:
+		fmt.Fprintf(&b, "; none of the %d pipeline(s) they were in was closed: %d close attempt(s) failed, as on a follower SCM.", pipes, ep.closeFails)
 	default:
 		fmt.Fprintf(&b, "; none of the %d pipeline(s) they were in was logged as closed.", pipes)
 	}

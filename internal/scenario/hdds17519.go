@@ -52,6 +52,16 @@ func hdds17519Scripts() map[string]Script {
 			p := r.stale + (min(r.dead, r.close)-r.stale)/2 + r.ms(0, 1000)
 			r.pauseAndStale(at, p, true, true)
 		},
+		// Positive: as skip-stale on a follower SCM (the last one): StaleNodeHandler's
+		// pipeline closes are Ratis writes, which fail on a follower, so every
+		// pipeline logs T11 instead of being closed.
+		"hdds17519/skip-stale-follower": func(s *Scenario, at time.Time) {
+			r := newH17519Run(s)
+			r.scm, r.follower = s.Cluster.SCMs[len(s.Cluster.SCMs)-1], true
+			r.prefix = s.Cluster.ThreadPrefix(r.scm)
+			p := r.stale + (min(r.dead, r.close)-r.stale)/2 + r.ms(0, 1000)
+			r.pauseAndStale(at, p, true, true)
+		},
 		// Positive: a pause just under the stale interval, so no check is
 		// skipped; the overdue check at resume marks the datanodes whose last
 		// heartbeat was old enough STALE.
@@ -164,6 +174,7 @@ type h17519Run struct {
 	prefix                              string
 	stale, dead, hb, rpc, thread, close time.Duration
 	pipelines                           []*h17519Pipeline
+	follower                            bool // the SCM is not the leader: its pipeline closes fail
 }
 
 func newH17519Run(s *Scenario) *h17519Run {
@@ -314,7 +325,8 @@ func (r *h17519Run) pipelinesOf(dn Node) []*h17519Pipeline {
 	return out
 }
 
-// markStale logs StaleNodeHandler's work for dn at t (T10, T12, T14, T13).
+// markStale logs StaleNodeHandler's work for dn at t (T10, T12, T14, T13;
+// T10, T11 on a follower).
 func (r *h17519Run) markStale(t time.Time, dn Node) {
 	ps := r.pipelinesOf(dn)
 	ids := make([]string, len(ps))
@@ -327,6 +339,12 @@ func (r *h17519Run) markStale(t time.Time, dn Node) {
 		"Datanode "+dn.Details()+" moved to stale state. Finalizing its pipelines ["+strings.Join(ids, ", ")+"]")
 	t = t.Add(3 * time.Millisecond)
 	for _, p := range ps {
+		if r.follower {
+			// T11 StaleNodeHandler.java:57
+			r.info(t, h17519StaleHandler, th, "StaleNodeHandler.java:57", "Could not finalize pipeline=Pipeline-"+p.uuid+" for dn="+dn.Details())
+			t = t.Add(2 * time.Millisecond)
+			continue
+		}
 		for _, c := range p.containers {
 			// T12 PipelineManagerImpl.java:483 (logged even for closed containers)
 			r.info(t, h17519PipelineManager, th, "PipelineManagerImpl.java:483", fmt.Sprintf("Container #%d closed for pipeline=Pipeline-%s", c, p.uuid))

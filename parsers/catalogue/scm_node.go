@@ -48,6 +48,10 @@ const (
 	NodeHealthy Kind = "scm_node_healthy"
 	// PipelineClosed: T13 (B11), a pipeline moved to CLOSED. Pipeline.
 	PipelineClosed Kind = "scm_pipeline_closed"
+	// PipelineFinalizeFailed: T11, StaleNodeHandler could not close a
+	// pipeline of a STALE datanode (a follower SCM, whose Ratis write
+	// fails). Pipeline, Datanode.
+	PipelineFinalizeFailed Kind = "scm_pipeline_finalize_failed"
 	// PipelineRemoved: B14, a pipeline was removed from SCM. Pipeline.
 	PipelineRemoved Kind = "scm_pipeline_removed"
 	// HeartbeatFromUnregistered: B28, SCM asked a datanode it does not know
@@ -211,6 +215,16 @@ func scmNodeEntries() []Entry {
 			Literals: []string{" moved to CLOSED state"},
 			Pattern: regexp.MustCompile(`^Pipeline (?:Pipeline\[ Id: (?P<pipeline>[0-9a-fA-F-]{36}),[^\n]*?` +
 				`|(?P<pipeline>\S+)) moved to CLOSED state`),
+		},
+		{
+			// Every release with StaleNodeHandler's finalize loop
+			// (StaleNodeHandler.java:57); PipelineID renders as
+			// "PipelineID=<uuid>" ≤2.0.0 and "Pipeline-<uuid>" 2.1.0+.
+			Kind:     PipelineFinalizeFailed,
+			Source:   scmSrc + "node/StaleNodeHandler.java:57 (T11)",
+			Loggers:  []string{"StaleNodeHandler"},
+			Literals: []string{"Could not finalize pipeline="},
+			Pattern:  regexp.MustCompile(`^Could not finalize pipeline=(?P<pipeline>\S+) for dn=` + dnPat),
 		},
 		{
 			// The removed Pipeline rendered whole:
