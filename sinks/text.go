@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
@@ -132,11 +133,26 @@ func clip(s string, n int) string {
 	return s[:n] + " …"
 }
 
+// lineList prints line numbers, with "…" when there were more than listed.
+func lineList(lines []int, total int64) string {
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = strconv.Itoa(l)
+	}
+	if int64(len(lines)) < total {
+		parts = append(parts, "…")
+	}
+	return strings.Join(parts, ", ")
+}
+
 // readProblems says what of a file could not be read ("" when all was).
 func readProblems(f analysis.FileCoverage) string {
 	var parts []string
 	if f.Unparsed > 0 {
 		parts = append(parts, fmt.Sprintf("%d unparsed lines", f.Unparsed))
+	}
+	if f.Damaged > 0 {
+		parts = append(parts, fmt.Sprintf("%d of them damaged or hand-edited (lines %s)", f.Damaged, lineList(f.DamagedLines, f.Damaged)))
 	}
 	if f.Binary > 0 {
 		parts = append(parts, fmt.Sprintf("%d binary lines", f.Binary))

@@ -262,6 +262,7 @@ func (p *Pipeline) scan(f bundle.File, rd io.Reader, fc *FileCoverage) error {
 	}
 	fc.Layout = stats.Layout
 	fc.Lines, fc.Records, fc.Unparsed, fc.Truncated, fc.Binary = stats.Lines, stats.Records, stats.Unparsed, stats.Truncated, stats.Binary
+	fc.Damaged, fc.DamagedLines = stats.Damaged, stats.DamagedLines
 	fc.First, fc.Last = stats.First, stats.Last
 	if len(stats.Services) > 0 {
 		fc.Note = fmt.Sprintf("docker-compose capture of %d services", len(stats.Services))
@@ -314,6 +315,7 @@ func (p *Pipeline) finishCoverage() Coverage {
 		t.Records += fc.Records
 		t.Unparsed += fc.Unparsed
 		t.Truncated += fc.Truncated
+		t.Damaged += fc.Damaged
 		t.Samples += fc.Samples
 		if !fc.First.IsZero() && (cov.Start.IsZero() || fc.First.Before(cov.Start)) {
 			cov.Start = fc.First

@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,8 @@ func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
 	write(t, filepath.Join(dir, "garbage.log"), strings.Repeat("\x00\x01\x02\xff\xfe", 20000))
 	write(t, filepath.Join(dir, "empty.log"), "")
 	write(t, filepath.Join(dir, "scm2", "ozone-hadoop-scm-scm2.log"), good+"2026-08-23 10:00:01,000 [main] INFO x.Y: "+strings.Repeat("x", 50<<20)+"\n"+good)
+	// A hand-edited log: a timestamp with an impossible field and an elision.
+	write(t, filepath.Join(dir, "om2", "ozone-hadoop-om-om2.log"), good+"2026-08-32 10:00:00,000 [main] INFO x.Y: edited\n...\n"+good)
 	// An unreadable file: a link whose target is gone (tests run as root, so
 	// permissions would not stop a read).
 	if err := os.Symlink(filepath.Join(dir, "gone.log"), filepath.Join(dir, "dangling.log")); err != nil {
@@ -90,6 +93,12 @@ func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
 	}
 	if f := files["ozone-hadoop-scm-scm2.log"]; f.Records != 3 || f.Truncated != 1 {
 		t.Errorf("50 MB line: %+v", f)
+	}
+	if f := files["ozone-hadoop-om-om2.log"]; f.Records != 2 || f.Damaged != 2 || !slices.Equal(f.DamagedLines, []int{2, 3}) {
+		t.Errorf("hand-edited lines: %+v", f)
+	}
+	if res.Coverage.Totals.Damaged != 2 {
+		t.Errorf("totals count %d damaged lines, want 2", res.Coverage.Totals.Damaged)
 	}
 	if f, ok := files["empty.log"]; !ok || f.Records != 0 {
 		t.Errorf("empty file: %+v", f)

@@ -67,6 +67,7 @@ type Totals struct {
 	Signals   int64 `json:"signals"`
 	Unparsed  int64 `json:"unparsed"`
 	Truncated int64 `json:"truncated"`
+	Damaged   int64 `json:"damaged,omitempty"`
 	Samples   int64 `json:"samples"`
 }
 
@@ -82,22 +83,26 @@ type HostCoverage struct {
 
 // FileCoverage is what was read from one file.
 type FileCoverage struct {
-	Path      string    `json:"path"`
-	Host      string    `json:"host"`
-	Component string    `json:"component"`
-	Kind      string    `json:"kind"`
-	Layout    string    `json:"layout,omitempty"`
-	Bytes     int64     `json:"bytes"`
-	Lines     int64     `json:"lines"`
-	Records   int64     `json:"records"`
-	Signals   int64     `json:"signals"`
-	Unparsed  int64     `json:"unparsed"`
-	Truncated int64     `json:"truncated"`
-	Binary    int64     `json:"binary"`
-	Samples   int64     `json:"samples,omitempty"`
-	First     time.Time `json:"first"`
-	Last      time.Time `json:"last"`
-	Note      string    `json:"note,omitempty"`
+	Path      string `json:"path"`
+	Host      string `json:"host"`
+	Component string `json:"component"`
+	Kind      string `json:"kind"`
+	Layout    string `json:"layout,omitempty"`
+	Bytes     int64  `json:"bytes"`
+	Lines     int64  `json:"lines"`
+	Records   int64  `json:"records"`
+	Signals   int64  `json:"signals"`
+	Unparsed  int64  `json:"unparsed"`
+	Truncated int64  `json:"truncated"`
+	Binary    int64  `json:"binary"`
+	// Damaged lines look hand-edited (an impossible timestamp, an elided
+	// "..."): counted in Unparsed too, never folded into a record.
+	Damaged      int64     `json:"damaged,omitempty"`
+	DamagedLines []int     `json:"damaged_lines,omitempty"` // the first few
+	Samples      int64     `json:"samples,omitempty"`
+	First        time.Time `json:"first"`
+	Last         time.Time `json:"last"`
+	Note         string    `json:"note,omitempty"`
 }
 
 // DetectorCoverage says whether a detector ran, and if not, why.

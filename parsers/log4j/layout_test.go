@@ -1,6 +1,7 @@
 package log4j
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,7 +202,6 @@ func TestNearMissHeaders(t *testing.T) {
 		"2026-08-23T10:20:07Z",                           // ISO 8601 with a zone: not a log4j stamp
 		"2026-08-23 10:20:07",                            // a bare timestamp
 		"26/08/23 10:20:10 pipeline.PipelineManagerImpl", // L10 stamp without a level
-		"2026-13-23 10:20:07,412 [main] INFO x: y",       // month 13
 		"[OM] not a stamp",
 		"20:07,412 [main] INFO",
 	}
@@ -211,6 +211,39 @@ func TestNearMissHeaders(t *testing.T) {
 		Thread: "JvmPauseMonitor0", Message: input[strings.Index(input, "JvmPauseMonitor-"):strings.LastIndexByte(input, '\n')]}})
 	if st.Continuations != int64(len(tail)) {
 		t.Errorf("Continuations = %d, want %d", st.Continuations, len(tail))
+	}
+}
+
+// Hand-edited or damaged lines (a timestamp with an impossible field, an
+// elision) are counted and end the record before them instead of being
+// folded into it; the lines after them belong to no record.
+func TestDamagedLines(t *testing.T) {
+	// T13 PipelineManagerImpl.java:505 and T15 DeadNodeHandler.java:99
+	// (signatures-scm.md §1.4, §1.5).
+	t13 := "2026-08-23 10:20:11,002 [EventQueue-StaleNodeForStaleNodeHandler] INFO org.apache.hadoop.hdds.scm.pipeline.PipelineManagerImpl: Pipeline Pipeline-8a1c2d3e-4f50-6172-8394-a5b6c7d8e9f0 moved to CLOSED state"
+	t15 := "2026-08-23 10:31:40,118 [EventQueue-DeadNodeForDeadNodeHandler] INFO org.apache.hadoop.hdds.scm.node.DeadNodeHandler: A dead datanode is detected. 3b1f8a0e-6c1d-4d2f-9f5e-0a1b2c3d4e5f(dn1.example.com/10.0.0.11)"
+	input := strings.Join([]string{
+		t13,
+		"2026-13-23 10:20:07,412 [main] INFO x: y", // month 13: line 2
+		"\tat org.example.A.b(A.java:1)",           // after a damaged line: no record
+		t13,
+		"...", // an elision: line 5
+		t15,
+		"2026-08-23 25:20:07,412 [main] INFO x: y", // hour 25: line 7
+	}, "\n") + "\n"
+	got, st := scanAll(t, input, Options{})
+	msg := func(l string) string { return l[strings.Index(l, ": ")+2:] }
+	checkRecords(t, got, []want{
+		{Line: 1, Time: "2026-08-23 10:20:11.002", Level: parsers.LevelInfo, Logger: "org.apache.hadoop.hdds.scm.pipeline.PipelineManagerImpl",
+			Thread: "EventQueue-StaleNodeForStaleNodeHandler", Message: msg(t13)},
+		{Line: 4, Time: "2026-08-23 10:20:11.002", Level: parsers.LevelInfo, Logger: "org.apache.hadoop.hdds.scm.pipeline.PipelineManagerImpl",
+			Thread: "EventQueue-StaleNodeForStaleNodeHandler", Message: msg(t13)},
+		{Line: 6, Time: "2026-08-23 10:31:40.118", Level: parsers.LevelInfo, Logger: "org.apache.hadoop.hdds.scm.node.DeadNodeHandler",
+			Thread: "EventQueue-DeadNodeForDeadNodeHandler", Message: msg(t15)},
+	})
+	if st.Damaged != 3 || !slices.Equal(st.DamagedLines, []int{2, 5, 7}) || st.Unparsed != 4 || st.Continuations != 0 {
+		t.Errorf("Damaged = %d at %v, Unparsed = %d, Continuations = %d; want 3 at [2 5 7], 4, 0",
+			st.Damaged, st.DamagedLines, st.Unparsed, st.Continuations)
 	}
 }
 

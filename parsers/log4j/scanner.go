@@ -12,6 +12,7 @@ package log4j
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"sort"
 	"time"
@@ -62,9 +63,14 @@ type Stats struct {
 	Truncated        int64 // physical lines cut at MaxLineBytes
 	TruncatedRecords int64 // candidate messages cut at MaxRecordBytes
 	Binary           int64
-	First, Last      time.Time // earliest and latest event time of all records
-	Gaps             []Gap     // at most maxGaps, in the order found
-	GapsDropped      int64     // gaps found beyond maxGaps
+	// Damaged lines (also Unparsed) look hand-edited: a timestamp with an
+	// impossible field, or an elision such as "..." in place of lines. They
+	// end the record before them instead of being folded into it.
+	Damaged      int64
+	DamagedLines []int     // the first few damaged lines' numbers
+	First, Last  time.Time // earliest and latest event time of all records
+	Gaps         []Gap     // at most maxGaps, in the order found
+	GapsDropped  int64     // gaps found beyond maxGaps
 	// Services holds per-service figures of a docker-compose capture (nil
 	// for other files).
 	Services map[string]ServiceStats
@@ -460,6 +466,19 @@ func (s *Scanner) process(line []byte) bool {
 		*h = header{msg: content}
 		return s.start(st, h)
 	}
+	if damaged(content) {
+		s.st.Unparsed++
+		s.st.Damaged++
+		if len(s.st.DamagedLines) < maxDamagedLines {
+			s.st.DamagedLines = append(s.st.DamagedLines, s.lineNo)
+		}
+		emitted := st.cand
+		if emitted {
+			s.finish(st)
+		}
+		st.open = false
+		return emitted
+	}
 	if !st.open {
 		s.st.Unparsed++
 		return false
@@ -502,6 +521,51 @@ func continuationShape(b []byte) bool {
 		return true
 	}
 	return hasPrefix(b, "Caused by:") || hasPrefix(b, "... ")
+}
+
+// maxDamagedLines bounds Stats.DamagedLines.
+const maxDamagedLines = 5
+
+// damaged reports whether a line that is no record's first line looks like a
+// hand-edited or damaged one rather than a continuation: it starts with the
+// shape of a timestamp that has an impossible field ("2026-13-40 25:61:00"),
+// or it is an elision marker standing for left-out lines.
+func damaged(b []byte) bool {
+	if stampShape(b) {
+		_, _, kind := parseStamp(b)
+		return kind == stampNone
+	}
+	t := bytes.TrimSpace(b)
+	switch string(t) {
+	case "...", "…", "[...]", "[…]", "(...)", "<...>", "<snip>", "[snip]":
+		return true
+	}
+	return len(t) >= 4 && len(bytes.Trim(t, ".")) == 0
+}
+
+// stampShape reports whether b starts with digits and separators laid out as
+// a "yyyy-MM-dd HH:mm:ss" or "yy/MM/dd HH:mm:ss" timestamp, whatever their values.
+func stampShape(b []byte) bool {
+	var shape string
+	switch {
+	case len(b) >= 19 && b[4] == '-':
+		shape = "dddd-dd-dd dd:dd:dd"
+	case len(b) >= 17 && b[2] == '/':
+		shape = "dd/dd/dd dd:dd:dd"
+	default:
+		return false
+	}
+	for i := range len(shape) {
+		switch c := shape[i]; {
+		case c == 'd' && (b[i] < '0' || b[i] > '9'):
+			return false
+		case c == ' ' && b[i] != ' ' && b[i] != 'T':
+			return false
+		case c != 'd' && c != ' ' && b[i] != c:
+			return false
+		}
+	}
+	return true
 }
 
 func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
