@@ -16,6 +16,7 @@ import (
 	"io"
 	"sort"
 	"time"
+	"unicode"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
 )
@@ -103,13 +104,14 @@ const (
 // stream is one sequence of records folded independently: the whole file, or
 // one docker-compose service of a capture.
 type stream struct {
-	name   string
-	open   bool // a record is open: continuation lines fold into it
-	cand   bool // the open record is a candidate being built in rec and msg
-	pipes  bool
-	capped bool
-	rec    parsers.Record
-	msg    []byte
+	name      string
+	open      bool // a record is open: continuation lines fold into it
+	openTimed bool // the open record has a timestamp (a layout line, not a raw .out line)
+	cand      bool // the open record is a candidate being built in rec and msg
+	pipes     bool
+	capped    bool
+	rec       parsers.Record
+	msg       []byte
 
 	hasLast      bool
 	lastMs       int64
@@ -462,7 +464,7 @@ func (s *Scanner) process(line []byte) bool {
 		s.st.Unparsed++
 		return false
 	}
-	if s.untimed && !(st.open && continuationShape(content)) && len(content) > 0 {
+	if s.untimed && !(st.open && (continuationShape(content) || st.openTimed && exceptionShape(content))) && len(content) > 0 {
 		*h = header{msg: content}
 		return s.start(st, h)
 	}
@@ -568,6 +570,29 @@ func stampShape(b []byte) bool {
 	return true
 }
 
+// exceptionShape reports whether a line is part of a Java stack trace that
+// log4j prints unindented under a record's message: the exception's first
+// line, a qualified class name ending in Exception, Error or Throwable, then
+// ": " and its message or nothing ("java.io.IOException: Connection reset"),
+// or a frame printed without its tab ("at a.B.c(B.java:12)").
+func exceptionShape(b []byte) bool {
+	if hasPrefix(b, "at ") && len(b) > 0 && b[len(b)-1] == ')' {
+		return true
+	}
+	name := b
+	if i := bytes.IndexByte(b, ':'); i >= 0 {
+		name = b[:i]
+	}
+	dot := bytes.LastIndexByte(name, '.')
+	if dot <= 0 || bytes.IndexFunc(name, func(r rune) bool {
+		return r != '.' && r != '$' && r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) >= 0 {
+		return false
+	}
+	class := name[dot+1:]
+	return bytes.HasSuffix(class, []byte("Exception")) || bytes.HasSuffix(class, []byte("Error")) || bytes.HasSuffix(class, []byte("Throwable"))
+}
+
 func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
 
 // streamFor returns the stream of a compose service (nil: the file's own).
@@ -605,7 +630,7 @@ func (s *Scanner) start(st *stream, h *header) bool {
 		emitted = true
 	}
 	s.st.Records++
-	st.open = true
+	st.open, st.openTimed = true, h.timed
 	st.records++
 	var ms int64
 	if h.timed {

@@ -469,6 +469,16 @@ func TestOutFile(t *testing.T) {
 	if st.Records != 5 || st.Continuations != 3 || st.Unparsed != 0 {
 		t.Errorf("stats %+v", st)
 	}
+	// A daemon's log4j output in a .out file (a console appender) folds its
+	// stack trace as in a .log, even unindented; raw lines after it stay
+	// records of their own.
+	for _, indent := range []string{"\t", ""} {
+		first, stack := cantCloseLines("2026-08-23 10:20:11.000", indent)
+		got, _ = scanAll(t, first+stack+n18+"\n", Options{Kind: parsers.KindOut})
+		if len(got) != 2 || got[0].Message != msgCantClose(1042)+"\n"+strings.TrimSuffix(stack, "\n") || got[1].Message != n18 {
+			t.Errorf("indent %q: stack trace not folded into its .out record: %#v", indent, got)
+		}
+	}
 	// the same lines in a .log are continuations of nothing, then of N16
 	got, st = scanAll(t, in, Options{Kind: parsers.KindLog})
 	if len(got) != 1 || st.Unparsed != 4 || st.Continuations != 3 {
