@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
 
@@ -66,6 +67,9 @@ type EngineStats struct {
 	Transitions int64 // state changes handed on (updates not counted)
 	Expired     int64 // resolved alerts dropped after the retention period
 	Evicted     int64 // alerts dropped to stay within MaxAlerts
+	// Unattributed counts deliveries withheld from detectors because the
+	// signal's stream has no known component.
+	Unattributed int64
 }
 
 type running struct {
@@ -172,6 +176,12 @@ func (e *Engine) Observe(s *catalogue.Signal) {
 		e.Advance(s.Time)
 	}
 	for _, i := range e.byKind[s.Kind] {
+		// A stream whose component could not be told feeds no detector
+		// that needs a specific component's logs.
+		if s.Component == parsers.ComponentUnknown && len(e.running[i].doc.Needs) > 0 {
+			e.stats.Unattributed++
+			continue
+		}
 		e.running[i].det.Observe(s, e.emitter(i))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 	"github.com/ozdoctor/ozdoctor/parsers/site"
 )
@@ -188,5 +189,34 @@ func TestEngineWithdrawsPendingAndExpiresResolved(t *testing.T) {
 	e.Advance(t0.Add(10 * time.Minute))
 	if a := e.Alerts(); len(a) != 1 || a[0].Key != "y" || e.Stats().Expired != 1 {
 		t.Errorf("after retention: %v %+v", a, e.Stats())
+	}
+}
+
+// A signal from a stream whose component is unknown reaches no detector that
+// needs a specific component's logs, and is counted; one that needs none
+// still gets it.
+func TestEngineWithholdsUnknownComponentFromDetectorsWithNeeds(t *testing.T) {
+	scm := &counter{seen: map[string]int{}, last: map[string]time.Time{}}
+	any := &counter{seen: map[string]int{}, last: map[string]time.Time{}}
+	reg := func(name string, c *counter, needs ...parsers.Component) Registration {
+		return Registration{Doc: Doc{Name: name, Defect: "HDDS-0", Title: name, Kinds: []catalogue.Kind{"k"}, Needs: needs},
+			New: func(*Env) (Detector, error) { return c, nil }}
+	}
+	e, err := NewEngine([]Registration{reg("scm-only", scm, parsers.ComponentSCM), reg("any", any)},
+		&Env{Settings: site.New(), Identity: NewIdentity()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e.Observe(&catalogue.Signal{Kind: "k", Peer: "unknown", Host: "h1", Time: t0})
+	e.Observe(&catalogue.Signal{Kind: "k", Peer: "scm", Host: "h1", Component: parsers.ComponentSCM, Time: t0.Add(time.Second)})
+	if scm.seen["unknown"] != 0 || scm.seen["scm"] != 1 {
+		t.Errorf("scm-only detector saw %v", scm.seen)
+	}
+	if any.seen["unknown"] != 1 || any.seen["scm"] != 1 {
+		t.Errorf("detector without needs saw %v", any.seen)
+	}
+	if st := e.Stats(); st.Unattributed != 1 {
+		t.Errorf("Unattributed = %d, want 1", st.Unattributed)
 	}
 }

@@ -160,7 +160,7 @@ func readProblems(f analysis.FileCoverage) string {
 	if f.Truncated > 0 {
 		parts = append(parts, fmt.Sprintf("%d truncated lines", f.Truncated))
 	}
-	if f.Note != "" && (f.Note == "no known log layout" || len(parts) > 0) {
+	if f.Note != "" && (f.Note == "no known log layout" || strings.Contains(f.Note, " unknown: ") || len(parts) > 0) {
 		parts = append(parts, f.Note)
 	}
 	return strings.Join(parts, ", ")

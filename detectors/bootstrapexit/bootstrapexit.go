@@ -212,12 +212,7 @@ func (d *detector) nodeOf(a *attempt) string {
 }
 
 // isOM reports whether a signal comes from an OM.
-func (d *detector) isOM(s *catalogue.Signal) bool {
-	if s.Component == parsers.ComponentOM {
-		return true
-	}
-	return d.hosts.Has(hostKey(s.Host)) && s.Component == parsers.ComponentUnknown
-}
+func (d *detector) isOM(s *catalogue.Signal) bool { return s.Component == parsers.ComponentOM }
 
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	switch s.Kind {

@@ -246,8 +246,6 @@ func (d *detector) scmScope(s *catalogue.Signal) bool {
 	case s.Component == parsers.ComponentSCM:
 		d.addSCM(s.Host)
 		return true
-	case s.Component == parsers.ComponentUnknown:
-		return d.scms.Has(s.Host)
 	}
 	return false
 }

@@ -18,7 +18,6 @@ const (
 	maxSCMs    = 16   // SCM hosts tracked
 	maxPending = 512  // node lines per SCM waiting for a pause line logged just after them
 	maxStops   = 4096 // datanode hosts whose SHUTDOWN_MSG is remembered
-	maxStarted = 64   // hosts known to run an SCM from its STARTUP_MSG
 )
 
 // horizon is the detector's Doc.Horizon (doc.go says why).
@@ -30,10 +29,7 @@ type detector struct {
 	scms *detectors.Bounded[string, *scmState] // by host, least recently seen evicted
 	// stops holds each datanode's latest SHUTDOWN_MSG by short host.
 	stops *detectors.Bounded[string, time.Time]
-	// started holds the hosts whose STARTUP_MSG names the SCM, so that a
-	// stream whose component is unknown can be told to be an SCM's.
-	started *detectors.Bounded[string, bool]
-	sweep   detectors.Sweep
+	sweep detectors.Sweep
 }
 
 // scmState is what the detector follows on one SCM host.
@@ -54,14 +50,13 @@ func newDetector(env *detectors.Env) (detectors.Detector, error) {
 		return nil, err
 	}
 	return &detector{env: env, cfg: cfg,
-		scms:    detectors.NewBounded[string, *scmState](maxSCMs, detectors.EvictLeastRecent),
-		stops:   detectors.NewBounded[string, time.Time](maxStops, detectors.EvictLeastRecent),
-		started: detectors.NewBounded[string, bool](maxStarted, detectors.EvictLeastRecent)}, nil
+		scms:  detectors.NewBounded[string, *scmState](maxSCMs, detectors.EvictLeastRecent),
+		stops: detectors.NewBounded[string, time.Time](maxStops, detectors.EvictLeastRecent)}, nil
 }
 
 // StateStats implements detectors.StateReporter.
 func (d *detector) StateStats() []detectors.StateStat {
-	out := []detectors.StateStat{d.scms.Stat("scm hosts"), d.stops.Stat("datanode shutdowns"), d.started.Stat("scm startups")}
+	out := []detectors.StateStat{d.scms.Stat("scm hosts"), d.stops.Stat("datanode shutdowns")}
 	pend := detectors.StateStat{Name: "node lines before a pause line"}
 	nodes := detectors.StateStat{Name: "episode datanodes"}
 	for _, st := range d.scms.All() {
@@ -90,7 +85,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	d.cfg.refresh(d.env.Settings)
 	switch s.Kind {
 	case catalogue.IntervalReset:
-		if s.Component == parsers.ComponentSCM || s.Component == parsers.ComponentUnknown {
+		if fromSCM(s) {
 			d.cfg.reset(s)
 		}
 	case catalogue.ShutdownMsg:
@@ -174,27 +169,18 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 	}
 }
 
-// fromSCM reports whether a pause line was logged by an SCM (or by a
-// stream whose component is unknown).
-func fromSCM(s *catalogue.Signal) bool {
-	return s.Component == parsers.ComponentSCM || s.Component == parsers.ComponentUnknown
-}
-
-// knownSCM reports whether s was logged by a stream known to be an SCM's:
-// its component, or an SCM STARTUP_MSG on its host when the component is
-// unknown. OMs and datanodes run the same Ratis server and log the same
-// close-threshold ERROR.
-func (d *detector) knownSCM(s *catalogue.Signal) bool {
-	return s.Component == parsers.ComponentSCM || s.Component == parsers.ComponentUnknown && d.started.Has(s.Host)
-}
+// fromSCM reports whether s was logged by an SCM. OMs and datanodes run the
+// same Ratis server and log the same pause and close-threshold lines; streams
+// whose component is unknown never reach a detector (see Engine.Observe).
+func fromSCM(s *catalogue.Signal) bool { return s.Component == parsers.ComponentSCM }
 
 func (d *detector) onPause(s *catalogue.Signal, emit detectors.Emit) {
-	if !fromSCM(s) || (s.Kind == catalogue.LogGap && s.Component != parsers.ComponentSCM) {
+	if !fromSCM(s) {
 		return
 	}
 	c := &d.cfg
 	st := d.scm(s.Host, s.Time)
-	if s.Kind == catalogue.RaftPauseClose && d.knownSCM(s) {
+	if s.Kind == catalogue.RaftPauseClose {
 		d.startTermination(st, s, emit)
 	}
 	if s.Kind != catalogue.LogGap && s.Duration >= c.close.d {
@@ -307,7 +293,6 @@ func (d *detector) onStartup(s *catalogue.Signal, emit detectors.Emit) {
 	if s.Attrs["service"] != "StorageContainerManager" {
 		return
 	}
-	d.started.Put(s.Host, true)
 	st, _ := d.scms.Get(s.Host)
 	if st == nil || st.term == nil || !st.term.confirmed() || !st.term.restart.IsZero() {
 		return

@@ -444,17 +444,6 @@ func TestTerminationConfirmed(t *testing.T) {
 			summary: "and Ratis shut its server down at 2026-08-23 10:20:00 UTC; the input ends 1.999s later, before the SCM's termination line " +
 				`("scm statemachine is closed by ratis") or SHUTDOWN_MSG: termination not in the input.`,
 			signals: "Ratis close after pause"},
-		"unknown stream of a host whose STARTUP_MSG names the SCM": {in: func(in *input) {
-			in.add(scmStartup(scm1, parsers.ComponentUnknown), -time.Hour)
-			in.closeLines(scm1, parsers.ComponentUnknown, 0)
-			in.add(catalogue.Signal{Kind: catalogue.Terminating, Host: scm1, Reason: closedByRatis}, 900*time.Millisecond)
-		}, end: time.Hour, conf: detectors.High, outcome: "scm-terminated",
-			summary: "and terminated itself at 2026-08-23 10:20:00", signals: "Ratis close after pause, SCM terminated"},
-		"unknown stream of an SCM host, the input ends": {in: func(in *input) {
-			in.add(scmStartup(scm1, parsers.ComponentUnknown), -time.Hour)
-			in.closeLines(scm1, parsers.ComponentUnknown, 0)
-		}, end: 3 * time.Second, conf: detectors.Medium, outcome: "ratis-closed",
-			summary: "termination not in the input.", signals: "Ratis close after pause"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -650,14 +639,15 @@ func TestTerminationPendingThenWithdrawn(t *testing.T) {
 	}
 }
 
-// The state is bounded: SCM STARTUP_MSGs beyond maxStarted evict the least
-// recently seen host instead of being ignored; SHUTDOWN_MSGs older than
-// the horizon are forgotten.
+// The state is bounded: SCM hosts beyond maxSCMs evict the least recently
+// seen host instead of being ignored; SHUTDOWN_MSGs older than the horizon
+// are forgotten.
 func TestStateBounded(t *testing.T) {
 	c := newCollect(t)
 	in := &input{}
-	for i := range maxStarted + 6 {
-		in.add(scmStartup(fmt.Sprintf("scm%d.example.com", i), parsers.ComponentSCM), time.Duration(i)*time.Second)
+	for i := range maxSCMs + 6 {
+		in.add(catalogue.Signal{Kind: catalogue.JVMPause, Duration: 2 * time.Second, Host: fmt.Sprintf("scm%d.example.com", i),
+			Component: parsers.ComponentSCM}, time.Duration(i)*time.Second)
 	}
 	in.add(catalogue.Signal{Kind: catalogue.ShutdownMsg, Host: "dn1.example.com", Component: parsers.ComponentDatanode,
 		Attrs: map[string]string{"service": "HddsDatanodeService"}}, time.Minute)
@@ -668,15 +658,15 @@ func TestStateBounded(t *testing.T) {
 	for _, s := range stats {
 		names = append(names, s.Name)
 	}
-	if got := strings.Join(names, ","); got != "scm hosts,datanode shutdowns,scm startups,node lines before a pause line,episode datanodes" {
+	if got := strings.Join(names, ","); got != "scm hosts,datanode shutdowns,node lines before a pause line,episode datanodes" {
 		t.Errorf("stat names %s", got)
 	}
-	if s := stats[2]; s.Entries != maxStarted || s.Evicted != 6 || s.Limit != maxStarted {
-		t.Errorf("started %+v", s)
+	if s := stats[0]; s.Entries != maxSCMs || s.Evicted != 6 || s.Limit != maxSCMs {
+		t.Errorf("scm hosts %+v", s)
 	}
 	// The newest host is known; the first ones were evicted.
-	if !d.started.Has(fmt.Sprintf("scm%d.example.com", maxStarted+5)) || d.started.Has("scm0.example.com") {
-		t.Error("started did not evict the oldest host")
+	if !d.scms.Has(fmt.Sprintf("scm%d.example.com", maxSCMs+5)) || d.scms.Has("scm0.example.com") {
+		t.Error("scms did not evict the oldest host")
 	}
 	if stats[1].Entries != 1 {
 		t.Errorf("stops %+v", stats[1])

@@ -149,14 +149,14 @@ func TestUnsafeDeletionAloneWarns(t *testing.T) {
 
 func TestDeadDatanodesAreNamed(t *testing.T) {
 	// T15 DeadNodeHandler.java:99 for dn3, then the unsafe deletion.
-	dead := catalogue.Signal{Kind: catalogue.NodeDead, Time: at(-12 * time.Minute), Host: "scm1.example.com", Datanode: dn3}
+	dead := catalogue.Signal{Kind: catalogue.NodeDead, Time: at(-12 * time.Minute), Host: "scm1.example.com", Component: parsers.ComponentSCM, Datanode: dn3}
 	f := only(t, run(t, nil, dead, deletion(t0, 12, 4, 0)))
 	if f.Facts["dead_datanodes_at_deletion"] != "dn3.example.com ("+uuid3+")" || f.Entities.Datanodes[0] != dn3 ||
 		!strings.Contains(f.Remediation[0], "SCM held dn3.example.com ("+uuid3+") DEAD at the time") {
 		t.Errorf("facts %v\nentities %+v\nremediation %s", f.Facts, f.Entities, f.Remediation[0])
 	}
 	// Back to HEALTHY before the deletion (T18, T20): not a suspect.
-	healthy := catalogue.Signal{Kind: catalogue.NodeHealthy, Time: at(-time.Minute), Host: "scm1.example.com", Datanode: dn3}
+	healthy := catalogue.Signal{Kind: catalogue.NodeHealthy, Time: at(-time.Minute), Host: "scm1.example.com", Component: parsers.ComponentSCM, Datanode: dn3}
 	f = only(t, run(t, nil, dead, healthy, deletion(t0, 12, 4, 0)))
 	if f.Facts["dead_datanodes_at_deletion"] != "" || !strings.Contains(f.Remediation[0], "look for it among the DEAD datanodes") {
 		t.Errorf("facts %v\nremediation %s", f.Facts, f.Remediation[0])

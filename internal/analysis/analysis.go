@@ -270,7 +270,29 @@ func (p *Pipeline) scan(f bundle.File, rd io.Reader, fc *FileCoverage) error {
 	if stats.Layout == "" && stats.Lines > 0 && f.Kind != parsers.KindOut {
 		fc.Note = "no known log layout"
 	}
+	if fc.Records > 0 && (fc.Host == "" || fc.Component == "") {
+		fc.Note = joinNote(fc.Note, unknownIdentityNote(fc.Host, fc.Component))
+	}
 	return err
+}
+
+// unknownIdentityNote says what a file whose host or component could not be
+// told (from its name, its directory or a STARTUP_MSG) means for the analysis.
+func unknownIdentityNote(host, component string) string {
+	switch {
+	case host == "" && component == "":
+		return "host and component unknown: its signals reached no detector that needs SCM, OM or datanode logs"
+	case component == "":
+		return "component unknown: its signals reached no detector that needs SCM, OM or datanode logs"
+	}
+	return "host unknown: its events cannot be tied to a host"
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // relative returns a bundle path relative to the input it came from, so that
@@ -405,7 +427,8 @@ func (p *Pipeline) stateCoverage() ([]StateCoverage, StreamCoverage) {
 	n, limit, evicted := p.merger.SyncEvents()
 	out = append(out, StateCoverage{Owner: "merger", Name: "shared events for clock offsets", Entries: n, Limit: limit, Evicted: evicted})
 	ms, es := p.merger.Stats(), p.engine.Stats()
-	return out, StreamCoverage{Late: ms.Late, Filtered: ms.Filtered, Transitions: es.Transitions, AlertsExpired: es.Expired}
+	return out, StreamCoverage{Late: ms.Late, Filtered: ms.Filtered, Transitions: es.Transitions, AlertsExpired: es.Expired,
+		Unattributed: es.Unattributed}
 }
 
 // detectorCoverage says, for every detector, whether the logs it needs

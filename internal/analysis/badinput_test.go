@@ -58,6 +58,11 @@ func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
 	write(t, filepath.Join(dir, "scm2", "ozone-hadoop-scm-scm2.log"), good+"2026-08-23 10:00:01,000 [main] INFO x.Y: "+strings.Repeat("x", 50<<20)+"\n"+good)
 	// A hand-edited log: a timestamp with an impossible field and an elision.
 	write(t, filepath.Join(dir, "om2", "ozone-hadoop-om-om2.log"), good+"2026-08-32 10:00:00,000 [main] INFO x.Y: edited\n...\n"+good)
+	// A file whose host and component nothing tells: T10
+	// StaleNodeHandler.java:51 (signatures-scm.md §1.4) in it reaches no detector.
+	write(t, filepath.Join(dir, "captured.log"), "2026-08-23 10:00:02,000 [EventQueue-StaleNodeForStaleNodeHandler] INFO "+
+		"org.apache.hadoop.hdds.scm.node.StaleNodeHandler: Datanode 3b1f8a0e-6c1d-4d2f-9f5e-0a1b2c3d4e5f(dn1.example.com/10.0.0.11) "+
+		"moved to stale state. Finalizing its pipelines []\n")
 	// An unreadable file: a link whose target is gone (tests run as root, so
 	// permissions would not stop a read).
 	if err := os.Symlink(filepath.Join(dir, "gone.log"), filepath.Join(dir, "dangling.log")); err != nil {
@@ -99,6 +104,12 @@ func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
 	}
 	if res.Coverage.Totals.Damaged != 2 {
 		t.Errorf("totals count %d damaged lines, want 2", res.Coverage.Totals.Damaged)
+	}
+	if f := files["captured.log"]; f.Signals != 1 || !strings.Contains(f.Note, "component unknown: its signals reached no detector") {
+		t.Errorf("file of unknown component: %+v", f)
+	}
+	if res.Coverage.Stream.Unattributed == 0 {
+		t.Error("the unknown component's signal is not counted as withheld from detectors")
 	}
 	if f, ok := files["empty.log"]; !ok || f.Records != 0 {
 		t.Errorf("empty file: %+v", f)

@@ -56,6 +56,9 @@ type StreamCoverage struct {
 	Filtered      int64 `json:"filtered"`       // outside --since/--until
 	Transitions   int64 `json:"transitions"`    // alert state changes
 	AlertsExpired int64 `json:"alerts_expired"` // resolved alerts forgotten after the retention
+	// Unattributed counts signals of streams whose component could not be
+	// told, withheld from the detectors that need a specific component.
+	Unattributed int64 `json:"unattributed,omitempty"`
 }
 
 // Totals sums the files read.
