@@ -170,7 +170,7 @@ func dnRatisEntries() []Entry {
 			Kind:     ContainerQuasiClosed,
 			Source:   "hadoop-hdds/container-service/.../utils/ContainerLogger.java:75 (A.5 dn-container)",
 			Literals: []string{"Ratis group removed"},
-			Pattern: regexp.MustCompile(`ID=(?P<container>\d+) \|.*?State=QUASI_CLOSED \|.*?` +
+			Pattern: regexp.MustCompile(`ID=(?P<container>\d+) \|.*?State=QUASI_CLOSED \|(?:.*? \|)? ` +
 				`Ratis group removed(?:\. Group id: (?P<group>` + groupRe + `))?`),
 		},
 		{

@@ -1,0 +1,158 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/bundle"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// DocumentSource is a search engine holding log documents a shipper stored
+// (parsers/es is one).
+type DocumentSource interface {
+	Name() string
+	// Silences returns the spans without documents of the files keep selects.
+	Silences(ctx context.Context, keep func(host, path string) bool) ([]parsers.Silence, error)
+	// Documents calls fn with the documents that hold one of literals, in
+	// event-time order, then file offset.
+	Documents(ctx context.Context, literals []catalogue.Literal, fn func(parsers.Document) error) error
+}
+
+// releaseEvery is how many documents pass between hand-overs of due signals
+// to the engine.
+const releaseEvery = 1024
+
+// RunDocuments analyses the documents of src as Run analyses a bundle: each
+// host's file is one stream whose lines feed the same recognizer; silences
+// come from the source (the documents are a filtered selection, so gaps
+// between them say nothing).
+func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*Result, error) {
+	opt.Inputs = []string{src.Name()}
+	p, err := NewPipeline(opt)
+	if err != nil {
+		return nil, err
+	}
+	recog := stream.NewRecognizer(p.cat, 0)
+	silences, err := src.Silences(ctx, func(host, path string) bool {
+		_, comp, _ := bundle.Classify(path)
+		return comp == parsers.ComponentSCM || comp == parsers.ComponentUnknown
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.pushSilences(silences)
+	streams := map[string]*docStream{}
+	var order []*docStream
+	n := 0
+	err = src.Documents(ctx, p.cat.LiteralEdges(), func(d parsers.Document) error {
+		key := d.Host + "\x00" + d.Path
+		ds := streams[key]
+		if ds == nil {
+			ds = p.openDocStream(recog, d)
+			streams[key] = ds
+			order = append(order, ds)
+		}
+		ds.feed(d)
+		if n++; n%releaseEvery == 0 {
+			p.Release(time.Time{})
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, ds := range order {
+		p.cov.Files = append(p.cov.Files, ds.end())
+	}
+	if len(p.cov.Files) == 0 {
+		p.cov.Skipped = nonNil(p.cov.Skipped)
+		return &Result{Findings: []detectors.Finding{}, Coverage: p.finishCoverage()}, ErrNoInput
+	}
+	return p.Finish(), nil
+}
+
+// docStream is one host's file as its documents arrive.
+type docStream struct {
+	fl   *stream.Follower
+	fc   FileCoverage
+	line int
+}
+
+func (p *Pipeline) openDocStream(recog *stream.Recognizer, d parsers.Document) *docStream {
+	host, comp, kind := bundle.Classify(d.Path)
+	if d.Host != "" {
+		host = d.Host
+	}
+	f := stream.File{Path: d.Host + ":" + d.Path, Host: host, Component: comp, Kind: kind, Zone: p.zone(host)}
+	return &docStream{
+		fl: recog.Follow(f, 1, 0, p.merger),
+		fc: FileCoverage{Path: f.Path, Host: host, Component: string(comp), Kind: string(kind)},
+	}
+}
+
+// feed hands on a document's lines (several when the shipper folded a record).
+func (ds *docStream) feed(d parsers.Document) {
+	off := d.Offset
+	for line := range strings.SplitSeq(strings.TrimSuffix(d.Message, "\n"), "\n") {
+		ds.line++
+		ds.fl.FeedLine([]byte(line), ds.line, off)
+		if off >= 0 {
+			off += int64(len(line)) + 1
+		}
+	}
+	ds.fc.Bytes += int64(len(d.Message))
+	ds.fl.Drain(time.Time{})
+}
+
+// end closes the stream and returns its coverage.
+func (ds *docStream) end() FileCoverage {
+	res := ds.fl.End(time.Time{})
+	fc, st := ds.fc, res.Stats
+	if fc.Host == "" {
+		fc.Host = res.Host
+	}
+	if fc.Component == "" {
+		fc.Component = string(res.Component)
+	}
+	fc.Signals, fc.Layout = res.Signals, st.Layout
+	fc.Lines, fc.Records, fc.Unparsed, fc.Truncated, fc.Binary = st.Lines, st.Records, st.Unparsed, st.Truncated, st.Binary
+	fc.Damaged, fc.DamagedLines = st.Damaged, st.DamagedLines
+	fc.First, fc.Last = st.First, st.Last
+	fc.Note = "documents selected by the pushed-down query"
+	return fc
+}
+
+// pushSilences hands the source's silences on as LogGap signals, one stream
+// per file.
+func (p *Pipeline) pushSilences(silences []parsers.Silence) {
+	byFile := map[string]stream.ID{}
+	var ids []stream.ID
+	for _, s := range silences {
+		key := s.Host + "\x00" + s.Path
+		id, ok := byFile[key]
+		if !ok {
+			_, comp, _ := bundle.Classify(s.Path)
+			id = p.merger.Open(s.Host, comp, time.Time{})
+			byFile[key] = id
+			ids = append(ids, id)
+		}
+		_, comp, _ := bundle.Classify(s.Path)
+		p.merger.Push(id, catalogue.Signal{
+			Kind: catalogue.LogGap, Time: s.To, Duration: s.To.Sub(s.From), Host: s.Host, Component: comp,
+			Origin: parsers.Origin{File: s.Host + ":" + s.Path},
+			Text:   fmt.Sprintf("no record for %s (%s to %s)", s.To.Sub(s.From), s.From.Format(time.RFC3339), s.To.Format(time.RFC3339)),
+		}, time.Time{})
+	}
+	for _, id := range ids {
+		p.merger.Close(id)
+	}
+}

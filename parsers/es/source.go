@@ -1,0 +1,511 @@
+package es
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/elastic/go-elasticsearch/v8"
+	"github.com/elastic/go-elasticsearch/v8/esapi"
+
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// Config selects the documents of one Ozone cluster.
+type Config struct {
+	URLs     []string
+	Index    string // index pattern, e.g. "filebeat-*"
+	Mapping  Mapping
+	Cluster  string // value of Mapping.Cluster selecting the cluster ("" = all)
+	Since    time.Time
+	Until    time.Time
+	APIKey   string
+	Username string
+	Password string
+	CAFile   string
+
+	PageSize  int           // hits per page; default 5000
+	Slices    int           // parallel sliced searches; default 1
+	KeepAlive time.Duration // point in time keep-alive; default 2m
+	Timeout   time.Duration // per request; default 60s
+	Retries   int           // on 429 and 5xx, with exponential backoff; default 5
+	// RateLimit caps the searches per second over all slices (0: no cap).
+	RateLimit float64
+	// Silence is the shortest gap in a file's documents reported as a
+	// silence; the histogram's interval is a fifth of it. Default 10s.
+	Silence time.Duration
+	// MaxHosts and MaxFilesPerHost bound the histogram's terms buckets.
+	MaxHosts, MaxFilesPerHost int
+}
+
+func (c *Config) defaults() {
+	if c.PageSize <= 0 {
+		c.PageSize = 5000
+	}
+	if c.Slices <= 0 {
+		c.Slices = 1
+	}
+	if c.KeepAlive <= 0 {
+		c.KeepAlive = 2 * time.Minute
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 60 * time.Second
+	}
+	if c.Retries <= 0 {
+		c.Retries = 5
+	}
+	if c.Silence <= 0 {
+		c.Silence = 10 * time.Second
+	}
+	if c.MaxHosts <= 0 {
+		c.MaxHosts = 1000
+	}
+	if c.MaxFilesPerHost <= 0 {
+		c.MaxFilesPerHost = 100
+	}
+}
+
+// Source reads one cluster's documents.
+type Source struct {
+	cfg    Config
+	client *elasticsearch.Client
+	limit  *rateLimiter
+	stats  Stats
+	mu     sync.Mutex
+}
+
+// Stats count what a source transferred.
+type Stats struct {
+	Requests  int64
+	Documents int64
+	Bytes     int64 // response bytes read
+}
+
+// New returns a source for cfg.
+func New(cfg Config) (*Source, error) {
+	cfg.defaults()
+	if len(cfg.URLs) == 0 || cfg.Index == "" {
+		return nil, errors.New("elasticsearch: a URL and an index pattern are needed")
+	}
+	if cfg.Mapping.Time == "" || cfg.Mapping.Message == "" || cfg.Mapping.Host == "" || cfg.Mapping.Path == "" {
+		return nil, errors.New("elasticsearch: the field mapping needs time, message, host and path fields")
+	}
+	ec := elasticsearch.Config{
+		Addresses: cfg.URLs, APIKey: cfg.APIKey, Username: cfg.Username, Password: cfg.Password,
+		RetryOnStatus: []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout, http.StatusInternalServerError},
+		MaxRetries:    cfg.Retries,
+		RetryBackoff: func(attempt int) time.Duration {
+			return min(time.Duration(math.Pow(2, float64(attempt)))*100*time.Millisecond, 10*time.Second)
+		},
+		Transport: &http.Transport{ResponseHeaderTimeout: cfg.Timeout, MaxIdleConnsPerHost: cfg.Slices + 1},
+	}
+	if cfg.CAFile != "" {
+		ca, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("elasticsearch: CA file: %w", err)
+		}
+		ec.CACert = ca
+		ec.Transport = nil // the client builds a transport with the CA
+	}
+	client, err := elasticsearch.NewClient(ec)
+	if err != nil {
+		return nil, fmt.Errorf("elasticsearch: %w", err)
+	}
+	return &Source{cfg: cfg, client: client, limit: newRateLimiter(cfg.RateLimit)}, nil
+}
+
+// Name describes the source for reports.
+func (s *Source) Name() string {
+	n := "elasticsearch " + strings.Join(s.cfg.URLs, ",") + " index " + s.cfg.Index
+	if s.cfg.Cluster != "" {
+		n += " cluster " + s.cfg.Cluster
+	}
+	return n
+}
+
+// Stats returns what the source transferred so far.
+func (s *Source) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// do runs one request and decodes its JSON answer into out.
+func (s *Source) do(ctx context.Context, what string, req func(context.Context) (*esapi.Response, error), out any) error {
+	if err := s.limit.wait(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	res, err := req(ctx)
+	if err != nil {
+		if strings.Contains(err.Error(), "not Elasticsearch") {
+			return fmt.Errorf("elasticsearch %s: the server at %s is not Elasticsearch (it sent no X-Elastic-Product header; OpenSearch does not): "+
+				"ozdoctor's source speaks to Elasticsearch 8.x and 7.17 only", what, strings.Join(s.cfg.URLs, ","))
+		}
+		return fmt.Errorf("elasticsearch %s: %w", what, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	s.mu.Lock()
+	s.stats.Requests++
+	s.stats.Bytes += int64(len(body))
+	s.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("elasticsearch %s: reading the answer: %w", what, err)
+	}
+	if res.IsError() {
+		return fmt.Errorf("elasticsearch %s: %s: %s", what, res.Status(), clip(body))
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("elasticsearch %s: malformed answer: %w", what, err)
+	}
+	return nil
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
+
+// Check asks the server who it is (the client's product check runs here).
+func (s *Source) Check(ctx context.Context) error {
+	var info struct {
+		Version struct {
+			Number string `json:"number"`
+		} `json:"version"`
+	}
+	if err := s.do(ctx, "info", func(ctx context.Context) (*esapi.Response, error) {
+		return s.client.Info(s.client.Info.WithContext(ctx))
+	}, &info); err != nil {
+		return err
+	}
+	if v := info.Version.Number; !strings.HasPrefix(v, "8.") && !strings.HasPrefix(v, "7.17") {
+		return fmt.Errorf("elasticsearch: version %s is not supported (8.x, or 7.17 in compatibility mode)", v)
+	}
+	return nil
+}
+
+// Silences returns, per host and file, the spans of at least cfg.Silence
+// without a document, read from a date histogram (to a fifth of
+// cfg.Silence). keep selects the files whose silences matter.
+func (s *Source) Silences(ctx context.Context, keep func(host, path string) bool) ([]parsers.Silence, error) {
+	interval := s.cfg.Silence / 5
+	body, _ := json.Marshal(s.cfg.histogramBody(interval))
+	var res struct {
+		Aggregations struct {
+			Hosts struct {
+				Buckets []struct {
+					Key   string `json:"key"`
+					Files struct {
+						Buckets []struct {
+							Key    string `json:"key"`
+							Counts struct {
+								Buckets []struct {
+									Key int64 `json:"key"`
+								} `json:"buckets"`
+							} `json:"counts"`
+						} `json:"buckets"`
+					} `json:"files"`
+				} `json:"buckets"`
+			} `json:"hosts"`
+		} `json:"aggregations"`
+	}
+	if err := s.do(ctx, "histogram", func(ctx context.Context) (*esapi.Response, error) {
+		return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
+	}, &res); err != nil {
+		return nil, err
+	}
+	var out []parsers.Silence
+	for _, h := range res.Aggregations.Hosts.Buckets {
+		for _, f := range h.Files.Buckets {
+			if keep != nil && !keep(h.Key, f.Key) {
+				continue
+			}
+			bs := f.Counts.Buckets
+			for i := 1; i < len(bs); i++ {
+				// Documents fell in the buckets starting at a and b and
+				// none between: the silence ends between the end of a's
+				// bucket and the start of b's at least, and it may be up to
+				// two intervals longer; the documents at its edges tell.
+				a, b := time.UnixMilli(bs[i-1].Key).UTC(), time.UnixMilli(bs[i].Key).UTC()
+				if b.Sub(a.Add(interval)) < s.cfg.Silence-2*interval {
+					continue
+				}
+				from, err := s.edge(ctx, h.Key, f.Key, a, a.Add(interval), "desc")
+				if err != nil {
+					return nil, err
+				}
+				to, err := s.edge(ctx, h.Key, f.Key, b, b.Add(interval), "asc")
+				if err != nil {
+					return nil, err
+				}
+				if to.Sub(from) >= s.cfg.Silence {
+					out = append(out, parsers.Silence{Host: h.Key, Path: f.Key, From: from, To: to})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// edge returns the time of the last ("desc") or first ("asc") document of a
+// host's file in [from, to).
+func (s *Source) edge(ctx context.Context, host, path string, from, to time.Time, order string) (time.Time, error) {
+	m := s.cfg.Mapping
+	body, _ := json.Marshal(map[string]any{
+		"size": 1, "_source": []string{m.Time}, "sort": []any{map[string]any{m.Time: order}},
+		"query": map[string]any{"bool": map[string]any{"filter": []any{
+			map[string]any{"term": map[string]any{m.Host: host}},
+			map[string]any{"term": map[string]any{m.Path: path}},
+			map[string]any{"range": map[string]any{m.Time: map[string]any{
+				"gte": from.Format(time.RFC3339Nano), "lt": to.Format(time.RFC3339Nano)}}},
+		}}},
+	})
+	var res struct {
+		Hits struct {
+			Hits []hit `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := s.do(ctx, "silence edge", func(ctx context.Context) (*esapi.Response, error) {
+		return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
+	}, &res); err != nil {
+		return time.Time{}, err
+	}
+	if len(res.Hits.Hits) == 0 {
+		return from, nil
+	}
+	ts, _ := lookup(res.Hits.Hits[0].Source, m.Time).(string)
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("elasticsearch: %s of a document is not a date: %q", m.Time, ts)
+	}
+	return t.UTC(), nil
+}
+
+// hit is one search hit with its sort values.
+type hit struct {
+	Source map[string]any `json:"_source"`
+	Sort   []json.Number  `json:"sort"`
+}
+
+// Documents calls fn with every document the pushed-down query selects, in
+// event-time order (then file offset), literals being the catalogue's.
+func (s *Source) Documents(ctx context.Context, literals []catalogue.Literal, fn func(parsers.Document) error) error {
+	var pit struct {
+		ID string `json:"id"`
+	}
+	if err := s.do(ctx, "open point in time", func(ctx context.Context) (*esapi.Response, error) {
+		return s.client.OpenPointInTime(strings.Split(s.cfg.Index, ","), durationString(s.cfg.KeepAlive), s.client.OpenPointInTime.WithContext(ctx))
+	}, &pit); err != nil {
+		return err
+	}
+	defer func() {
+		body, _ := json.Marshal(map[string]string{"id": pit.ID})
+		var ignored map[string]any
+		_ = s.do(context.Background(), "close point in time", func(ctx context.Context) (*esapi.Response, error) {
+			return s.client.ClosePointInTime(s.client.ClosePointInTime.WithContext(ctx), s.client.ClosePointInTime.WithBody(bytes.NewReader(body)))
+		}, &ignored)
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	query := s.cfg.Query(literals)
+	pages := make([]chan []hit, s.cfg.Slices)
+	errs := make(chan error, s.cfg.Slices)
+	for i := range pages {
+		pages[i] = make(chan []hit, 1)
+		go func() {
+			defer close(pages[i])
+			if err := s.slice(ctx, pit.ID, i, query, pages[i]); err != nil {
+				errs <- err
+				cancel()
+			}
+		}()
+	}
+	err := s.merge(ctx, pages, fn)
+	cancel()
+	for _, p := range pages { // let the workers end
+		for range p {
+		}
+	}
+	select {
+	case e := <-errs:
+		return e
+	default:
+	}
+	return err
+}
+
+// slice pages through one slice of the point in time.
+func (s *Source) slice(ctx context.Context, pit string, id int, query map[string]any, out chan<- []hit) error {
+	var after []json.Number
+	for {
+		req := map[string]any{
+			"size": s.cfg.PageSize, "query": query, "sort": s.cfg.sort(), "_source": s.cfg.Mapping.fields(),
+			"track_total_hits": false, "pit": map[string]any{"id": pit, "keep_alive": durationString(s.cfg.KeepAlive)},
+		}
+		if s.cfg.Slices > 1 {
+			req["slice"] = map[string]any{"id": id, "max": s.cfg.Slices}
+		}
+		if after != nil {
+			req["search_after"] = after
+		}
+		body, _ := json.Marshal(req)
+		var res struct {
+			PitID string `json:"pit_id"`
+			Hits  struct {
+				Hits []hit `json:"hits"`
+			} `json:"hits"`
+		}
+		if err := s.do(ctx, "search", func(ctx context.Context) (*esapi.Response, error) {
+			return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithBody(bytes.NewReader(body)))
+		}, &res); err != nil {
+			return err
+		}
+		if res.PitID != "" {
+			pit = res.PitID
+		}
+		hits := res.Hits.Hits
+		if len(hits) == 0 {
+			return nil
+		}
+		select {
+		case out <- hits:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if len(hits) < s.cfg.PageSize {
+			return nil
+		}
+		after = hits[len(hits)-1].Sort
+	}
+}
+
+// merge emits the slices' hits in sort order (each slice is sorted).
+func (s *Source) merge(ctx context.Context, pages []chan []hit, fn func(parsers.Document) error) error {
+	heads := make([][]hit, len(pages))
+	open := make([]bool, len(pages))
+	for i := range pages {
+		open[i] = true
+	}
+	for {
+		best := -1
+		for i := range pages {
+			if len(heads[i]) == 0 && open[i] {
+				select {
+				case p, ok := <-pages[i]:
+					heads[i], open[i] = p, ok
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			if len(heads[i]) > 0 && (best < 0 || less(heads[i][0].Sort, heads[best][0].Sort)) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return nil
+		}
+		h := heads[best][0]
+		heads[best] = heads[best][1:]
+		s.mu.Lock()
+		s.stats.Documents++
+		s.mu.Unlock()
+		if err := fn(s.document(h)); err != nil {
+			return err
+		}
+	}
+}
+
+func less(a, b []json.Number) bool {
+	for i := range min(len(a), len(b)) {
+		x, _ := a[i].Int64()
+		y, _ := b[i].Int64()
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+// document reads a hit's fields through the mapping.
+func (s *Source) document(h hit) parsers.Document {
+	m := s.cfg.Mapping
+	d := parsers.Document{Offset: -1}
+	d.Message, _ = lookup(h.Source, m.Message).(string)
+	d.Host, _ = lookup(h.Source, m.Host).(string)
+	d.Path, _ = lookup(h.Source, m.Path).(string)
+	if ts, ok := lookup(h.Source, m.Time).(string); ok {
+		d.Time, _ = time.Parse(time.RFC3339Nano, ts)
+	}
+	if m.Offset != "" {
+		if n, ok := lookup(h.Source, m.Offset).(float64); ok {
+			d.Offset = int64(n)
+		}
+	}
+	return d
+}
+
+// lookup finds a dotted field as a flat key or in nested objects.
+func lookup(src map[string]any, field string) any {
+	if v, ok := src[field]; ok {
+		return v
+	}
+	for i := 0; i < len(field); i++ {
+		if field[i] != '.' {
+			continue
+		}
+		if sub, ok := src[field[:i]].(map[string]any); ok {
+			if v := lookup(sub, field[i+1:]); v != nil {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+// rateLimiter spaces requests to at most rate a second.
+type rateLimiter struct {
+	mu    sync.Mutex
+	every time.Duration
+	next  time.Time
+}
+
+func newRateLimiter(rate float64) *rateLimiter {
+	if rate <= 0 {
+		return &rateLimiter{}
+	}
+	return &rateLimiter{every: time.Duration(float64(time.Second) / rate)}
+}
+
+func (r *rateLimiter) wait(ctx context.Context) error {
+	if r.every == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	now := time.Now()
+	at := r.next
+	if at.Before(now) {
+		at = now
+	}
+	r.next = at.Add(r.every)
+	r.mu.Unlock()
+	select {
+	case <-time.After(at.Sub(now)):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
