@@ -23,12 +23,16 @@ import (
 
 func newAnalyzeCmd(v *viper.Viper) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "analyze [flags] PATH...",
-		Short: "Analyse log bundles: directories, .tar, .tar.gz/.tgz, .zip, .gz or single files",
+		Use:   "analyze [flags] PATH... | analyze --es.url URL --es.index PATTERN",
+		Short: "Analyse log bundles (directories, .tar, .tar.gz/.tgz, .zip, .gz or single files) or logs stored in Elasticsearch",
 		Long: `Analyse log bundles collected from an Ozone cluster. PATH may be a directory tree,
 a .tar, .tar.gz/.tgz or .zip archive (read as a stream, never extracted), a .gz file
 or a single log file; several at once. Layouts, hosts and components are detected
 per file. The report lists findings first, then what was read (coverage).
+
+With --es.url instead of PATHs it reads the logs a shipper (Filebeat, Elastic Agent,
+Logstash, Fluent Bit) stored in Elasticsearch between --since and --until, asking only
+for the documents that can be signals.
 
 With --format json, stdout holds one JSON document:
   {"findings": [{"detector", "defect", "severity", "confidence", "title", "summary",
@@ -39,8 +43,9 @@ With --format json, stdout holds one JSON document:
 		Example: `  ozdoctor analyze examples/bundles/sample.tar.gz
   ozdoctor analyze --format json --fail-on critical /var/log/ozone
   ozdoctor analyze --format html --output report.html bundle.tar.gz
-  ozdoctor analyze --tz Europe/Berlin --host-tz dn7=UTC --since "2026-08-23 10:00:00" bundle.zip`,
-		Args: cobra.MinimumNArgs(1),
+  ozdoctor analyze --tz Europe/Berlin --host-tz dn7=UTC --since "2026-08-23 10:00:00" bundle.zip
+  ozdoctor analyze --es.url https://es1:9200 --es.index 'filebeat-*' --es.cluster prod1 \
+    --since 2026-08-23T00:00:00Z --until 2026-08-24T00:00:00Z`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAnalyze(cmd, v, args)
 		},
@@ -57,6 +62,7 @@ With --format json, stdout holds one JSON document:
 		"the package name may stand for the detector (divisionclosing.stuck-after), and OPTION alone\n"+
 		"when one detector declares it (repeatable; ozdoctor explain lists each detector's options)")
 	f.Bool("progress", true, "show progress on stderr when it is a terminal")
+	addESFlags(f)
 	return cmd
 }
 
@@ -97,6 +103,15 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	if opt.DetectorOptions, err = detectors.ValidateOptions(opt.Detectors, kv); err != nil {
 		return usageErrorf("--option: %w", err)
 	}
+	esCfg, fromES, err := esConfig(v, opt.Since, opt.Until)
+	switch {
+	case err != nil:
+		return usageErrorf("%w", err)
+	case fromES && len(args) > 0:
+		return usageErrorf("give PATHs or --es.url, not both")
+	case !fromES && len(args) == 0:
+		return usageErrorf("nothing to analyse: give PATHs or --es.url")
+	}
 	stderr := cmd.ErrOrStderr()
 	if v.GetBool("progress") && isTerminal(stderr) {
 		p := newProgress(stderr)
@@ -105,18 +120,32 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := analysis.Run(ctx, opt)
+	var res *analysis.Result
+	if fromES {
+		res, err = analyzeES(ctx, opt, esCfg)
+		args = esCfg.URLs
+	} else {
+		res, err = analysis.Run(ctx, opt)
+	}
+	var unreachable *esUnreachable
 	switch {
 	case errors.Is(err, analysis.ErrNoInput):
 		if werr := writeReport(format, output, cmd.OutOrStdout(), res); werr != nil {
 			return &exitError{code: exitInternal, err: werr}
 		}
 		return &exitError{code: exitUsage, err: fmt.Errorf("no input could be read from %s", strings.Join(args, ", "))}
+	case errors.As(err, &unreachable):
+		return &exitError{code: exitUsage, err: err}
 	case err != nil:
 		return &exitError{code: exitInternal, err: err}
 	}
 	if err := writeReport(format, output, cmd.OutOrStdout(), res); err != nil {
 		return &exitError{code: exitInternal, err: err}
+	}
+	if fromES && v.GetBool("es.write-findings") {
+		if err := writeFindingsES(ctx, v, esCfg, res.Findings); err != nil {
+			return &exitError{code: exitInternal, err: fmt.Errorf("the report is complete, but the findings were not indexed: %w", err)}
+		}
 	}
 	for _, f := range res.Findings {
 		if failOn != 0 && f.Severity >= failOn {

@@ -1,7 +1,6 @@
 package es_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -14,89 +13,35 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/internal/esclient"
 	"github.com/ozdoctor/ozdoctor/internal/esstandin"
 	"github.com/ozdoctor/ozdoctor/parsers"
-	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 	"github.com/ozdoctor/ozdoctor/parsers/es"
-	"github.com/ozdoctor/ozdoctor/parsers/log4j"
 )
 
 const sample = "../../examples/bundles/sample.tar.gz"
 
-// loadBundle indexes the log files of a bundle into srv as a shipper with
-// the ECS mapping would: one document per record (folded) or per line, with
-// host.name the host the file's banner names (hosts by file from a bundle
-// run), log.file.path the path in the bundle, log.offset the byte offset and
-// @timestamp the record's time (an untimed line takes the time of the
-// record before it, or after it at the start of a file). It returns the
-// documents indexed and the ones the catalogue's prefilter accepts.
+// loadBundle indexes the sample into srv (esstandin.LoadBundle) and returns
+// the number of documents and the ones the catalogue's prefilter accepts.
 func loadBundle(t testing.TB, srv *esstandin.Server, path string, hosts map[string]string, folded bool) (total int, candidates []string) {
 	t.Helper()
 	cat, err := catalogue.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = bundle.Walk(context.Background(), []string{path}, bundle.Options{}, func(f bundle.File, rd io.Reader) error {
-		if f.Kind == parsers.KindProm || f.Kind == parsers.KindConfig || f.Kind == "" {
-			return nil
-		}
-		data, err := io.ReadAll(rd)
-		if err != nil {
-			return err
-		}
-		rel := f.Path[strings.Index(f.Path, "!/")+2:]
-		// Record starts and times, from the scanner every mode uses.
-		starts := map[int]time.Time{}
-		var first time.Time
-		sc := log4j.NewScanner(bytes.NewReader(data), log4j.Options{Kind: f.Kind})
-		for sc.Next() {
-			r := sc.Record()
-			starts[r.Line] = r.Time
-			if first.IsZero() {
-				first = r.Time
-			}
-		}
-		lines := strings.SplitAfter(string(data), "\n")
-		if lines[len(lines)-1] == "" {
-			lines = lines[:len(lines)-1]
-		}
-		var docs []map[string]any
-		cur, off := first, 0
-		for i, l := range lines {
-			ts, start := starts[i+1]
-			if start && !ts.IsZero() {
-				cur = ts
-			}
-			if folded && !start && len(docs) > 0 {
-				d := docs[len(docs)-1]
-				d["message"] = d["message"].(string) + l
-			} else {
-				docs = append(docs, map[string]any{
-					"@timestamp": cur.UTC().Format("2006-01-02T15:04:05.000Z"),
-					"message":    l,
-					"host":       map[string]any{"name": hosts[f.Path]},
-					"log":        map[string]any{"file": map[string]any{"path": rel}, "offset": float64(off)},
-					"labels":     map[string]any{"ozone_cluster": "prod1"},
-				})
-			}
-			off += len(l)
-		}
-		for _, d := range docs {
-			d["message"] = strings.TrimRight(d["message"].(string), "\r\n")
-			msg := d["message"].(string)
-			if first, _, _ := strings.Cut(msg, "\n"); holdsLiteral(cat, first) {
-				candidates = append(candidates, rel+"@"+strings.TrimSpace(first))
-			}
-		}
-		total += len(docs)
-		srv.Add("filebeat-ozone", docs...)
-		return nil
-	})
+	docs, err := esstandin.LoadBundle(srv, "filebeat-ozone", path, hosts, "prod1", folded)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return total, candidates
+	for _, d := range docs {
+		first, _, _ := strings.Cut(d["message"].(string), "\n")
+		if holdsLiteral(cat, first) {
+			path := d["log"].(map[string]any)["file"].(map[string]any)["path"].(string)
+			candidates = append(candidates, path+"@"+strings.TrimSpace(first))
+		}
+	}
+	return len(docs), candidates
 }
 
 // holdsLiteral is the prefilter's contract: a line that holds one of the
@@ -132,7 +77,7 @@ func ecsConfig(t testing.TB, url string) es.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return es.Config{URLs: []string{url}, Index: "filebeat-*", Mapping: m, Cluster: "prod1", PageSize: 500}
+	return es.Config{Conn: esclient.Conn{URLs: []string{url}}, Index: "filebeat-*", Mapping: m, Cluster: "prod1", PageSize: 500}
 }
 
 // identity is what must agree between a bundle run and an Elasticsearch

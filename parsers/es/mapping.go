@@ -7,6 +7,7 @@ package es
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -21,20 +22,22 @@ type Mapping struct {
 	Cluster string // the field naming the Ozone cluster ("" if an index holds one cluster)
 }
 
-// Presets are the mappings of common shippers' defaults.
-var presets = map[string]Mapping{
-	// ECS, as Filebeat and Elastic Agent write it.
-	"ecs": {Time: "@timestamp", Message: "message", Host: "host.name", Path: "log.file.path", Offset: "log.offset", Cluster: "labels.ozone_cluster"},
-	// Fluent Bit's tail input with Path_Key file, Offset_Key offset and a
-	// record_modifier adding hostname, sent by its es output.
-	"fluentbit": {Time: "@timestamp", Message: "log", Host: "hostname", Path: "file", Offset: "offset", Cluster: "ozone_cluster"},
-	// Logstash's file input without ECS compatibility.
-	"logstash": {Time: "@timestamp", Message: "message", Host: "host", Path: "path", Cluster: "ozone_cluster"},
+// presets are the mappings of common shippers' defaults.
+func presets() map[string]Mapping {
+	return map[string]Mapping{
+		// ECS, as Filebeat and Elastic Agent write it.
+		"ecs": {Time: "@timestamp", Message: "message", Host: "host.name", Path: "log.file.path", Offset: "log.offset", Cluster: "labels.ozone_cluster"},
+		// Fluent Bit's tail input with Path_Key file, Offset_Key offset and a
+		// record_modifier adding hostname, sent by its es output.
+		"fluentbit": {Time: "@timestamp", Message: "log", Host: "hostname", Path: "file", Offset: "offset", Cluster: "ozone_cluster"},
+		// Logstash's file input without ECS compatibility.
+		"logstash": {Time: "@timestamp", Message: "message", Host: "host", Path: "path", Cluster: "ozone_cluster"},
+	}
 }
 
 // Preset returns the mapping of a named preset.
 func Preset(name string) (Mapping, error) {
-	m, ok := presets[name]
+	m, ok := presets()[name]
 	if !ok {
 		return Mapping{}, fmt.Errorf("unknown field mapping %q (known: %s)", name, strings.Join(PresetNames(), ", "))
 	}
@@ -43,12 +46,18 @@ func Preset(name string) (Mapping, error) {
 
 // PresetNames lists the presets.
 func PresetNames() []string {
-	names := make([]string, 0, len(presets))
-	for n := range presets {
-		names = append(names, n)
+	return slices.Sorted(maps.Keys(presets()))
+}
+
+// Set changes one field of the mapping by its name: time, message, host,
+// path, offset or cluster.
+func (m *Mapping) Set(name, field string) error {
+	to := map[string]*string{"time": &m.Time, "message": &m.Message, "host": &m.Host, "path": &m.Path, "offset": &m.Offset, "cluster": &m.Cluster}[name]
+	if to == nil {
+		return fmt.Errorf("unknown mapping key %q (time, message, host, path, offset or cluster)", name)
 	}
-	slices.Sort(names)
-	return names
+	*to = field
+	return nil
 }
 
 // fields are the source fields a search asks for.

@@ -6,39 +6,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/elastic/go-elasticsearch/v8"
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
+	"github.com/ozdoctor/ozdoctor/internal/esclient"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
 
 // Config selects the documents of one Ozone cluster.
 type Config struct {
-	URLs     []string
-	Index    string // index pattern, e.g. "filebeat-*"
-	Mapping  Mapping
-	Cluster  string // value of Mapping.Cluster selecting the cluster ("" = all)
-	Since    time.Time
-	Until    time.Time
-	APIKey   string
-	Username string
-	Password string
-	CAFile   string
+	esclient.Conn
+	Index   string // index pattern, e.g. "filebeat-*"
+	Mapping Mapping
+	Cluster string // value of Mapping.Cluster selecting the cluster ("" = all)
+	Since   time.Time
+	Until   time.Time
 
 	PageSize  int           // hits per page; default 5000
 	Slices    int           // parallel sliced searches; default 1
 	KeepAlive time.Duration // point in time keep-alive; default 2m
-	Timeout   time.Duration // per request; default 60s
-	Retries   int           // on 429 and 5xx, with exponential backoff; default 5
 	// RateLimit caps the searches per second over all slices (0: no cap).
 	RateLimit float64
 	// Silence is the shortest gap in a file's documents reported as a
@@ -58,12 +48,6 @@ func (c *Config) defaults() {
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = 2 * time.Minute
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = 60 * time.Second
-	}
-	if c.Retries <= 0 {
-		c.Retries = 5
-	}
 	if c.Silence <= 0 {
 		c.Silence = 10 * time.Second
 	}
@@ -78,7 +62,7 @@ func (c *Config) defaults() {
 // Source reads one cluster's documents.
 type Source struct {
 	cfg    Config
-	client *elasticsearch.Client
+	client *esclient.Client
 	limit  *rateLimiter
 	stats  Stats
 	mu     sync.Mutex
@@ -94,32 +78,15 @@ type Stats struct {
 // New returns a source for cfg.
 func New(cfg Config) (*Source, error) {
 	cfg.defaults()
-	if len(cfg.URLs) == 0 || cfg.Index == "" {
-		return nil, errors.New("elasticsearch: a URL and an index pattern are needed")
+	if cfg.Index == "" {
+		return nil, errors.New("elasticsearch: an index pattern is needed")
 	}
 	if cfg.Mapping.Time == "" || cfg.Mapping.Message == "" || cfg.Mapping.Host == "" || cfg.Mapping.Path == "" {
 		return nil, errors.New("elasticsearch: the field mapping needs time, message, host and path fields")
 	}
-	ec := elasticsearch.Config{
-		Addresses: cfg.URLs, APIKey: cfg.APIKey, Username: cfg.Username, Password: cfg.Password,
-		RetryOnStatus: []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout, http.StatusInternalServerError},
-		MaxRetries:    cfg.Retries,
-		RetryBackoff: func(attempt int) time.Duration {
-			return min(time.Duration(math.Pow(2, float64(attempt)))*100*time.Millisecond, 10*time.Second)
-		},
-		Transport: &http.Transport{ResponseHeaderTimeout: cfg.Timeout, MaxIdleConnsPerHost: cfg.Slices + 1},
-	}
-	if cfg.CAFile != "" {
-		ca, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("elasticsearch: CA file: %w", err)
-		}
-		ec.CACert = ca
-		ec.Transport = nil // the client builds a transport with the CA
-	}
-	client, err := elasticsearch.NewClient(ec)
+	client, err := esclient.New(cfg.Conn, cfg.Slices+1)
 	if err != nil {
-		return nil, fmt.Errorf("elasticsearch: %w", err)
+		return nil, err
 	}
 	return &Source{cfg: cfg, client: client, limit: newRateLimiter(cfg.RateLimit)}, nil
 }
@@ -140,63 +107,21 @@ func (s *Source) Stats() Stats {
 	return s.stats
 }
 
-// do runs one request and decodes its JSON answer into out.
+// do runs one request within the rate limit and counts what it transferred.
 func (s *Source) do(ctx context.Context, what string, req func(context.Context) (*esapi.Response, error), out any) error {
 	if err := s.limit.wait(ctx); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	res, err := req(ctx)
-	if err != nil {
-		if strings.Contains(err.Error(), "not Elasticsearch") {
-			return fmt.Errorf("elasticsearch %s: the server at %s is not Elasticsearch (it sent no X-Elastic-Product header; OpenSearch does not): "+
-				"ozdoctor's source speaks to Elasticsearch 8.x and 7.17 only", what, strings.Join(s.cfg.URLs, ","))
-		}
-		return fmt.Errorf("elasticsearch %s: %w", what, err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
+	n, err := s.client.Do(ctx, what, req, out)
 	s.mu.Lock()
 	s.stats.Requests++
-	s.stats.Bytes += int64(len(body))
+	s.stats.Bytes += int64(n)
 	s.mu.Unlock()
-	if err != nil {
-		return fmt.Errorf("elasticsearch %s: reading the answer: %w", what, err)
-	}
-	if res.IsError() {
-		return fmt.Errorf("elasticsearch %s: %s: %s", what, res.Status(), clip(body))
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("elasticsearch %s: malformed answer: %w", what, err)
-	}
-	return nil
+	return err
 }
 
-func clip(b []byte) string {
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
-}
-
-// Check asks the server who it is (the client's product check runs here).
-func (s *Source) Check(ctx context.Context) error {
-	var info struct {
-		Version struct {
-			Number string `json:"number"`
-		} `json:"version"`
-	}
-	if err := s.do(ctx, "info", func(ctx context.Context) (*esapi.Response, error) {
-		return s.client.Info(s.client.Info.WithContext(ctx))
-	}, &info); err != nil {
-		return err
-	}
-	if v := info.Version.Number; !strings.HasPrefix(v, "8.") && !strings.HasPrefix(v, "7.17") {
-		return fmt.Errorf("elasticsearch: version %s is not supported (8.x, or 7.17 in compatibility mode)", v)
-	}
-	return nil
-}
+// Check asks the server who it is (see esclient.Client.Check).
+func (s *Source) Check(ctx context.Context) error { return s.client.Check(ctx) }
 
 // Silences returns, per host and file, the spans of at least cfg.Silence
 // without a document, read from a date histogram (to a fifth of

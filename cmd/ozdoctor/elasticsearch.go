@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/internal/esclient"
+	"github.com/ozdoctor/ozdoctor/parsers/es"
+	esfindings "github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
+)
+
+// addESFlags declares the flags of the Elasticsearch source.
+func addESFlags(f *pflag.FlagSet) {
+	f.StringSlice("es.url", nil, "read the logs a shipper stored in Elasticsearch at this URL instead of PATHs (repeatable, one per node)")
+	f.String("es.index", "", "index pattern of the log documents, e.g. filebeat-* or logs-ozone-*")
+	f.String("es.mapping", "ecs", "document field mapping: "+strings.Join(es.PresetNames(), ", "))
+	f.StringSlice("es.field", nil, "override one field of the mapping, KEY=FIELD with KEY time, message, host, path, offset or cluster (repeatable)")
+	f.String("es.cluster", "", "value of the mapping's cluster field that selects one Ozone cluster")
+	f.String("es.api-key", "", "API key (base64 id:key as Kibana shows it; better: OZDOCTOR_ES_API_KEY)")
+	f.String("es.username", "", "basic authentication user")
+	f.String("es.password", "", "basic authentication password (better: OZDOCTOR_ES_PASSWORD)")
+	f.String("es.ca-file", "", "PEM file of the CA that signed the cluster's certificate")
+	f.Int("es.slices", 2, "parallel sliced searches")
+	f.Float64("es.rate-limit", 0, "at most this many searches a second (0: no limit)")
+	f.Duration("es.timeout", time.Minute, "timeout of one request")
+	f.Bool("es.write-findings", false, "also index the findings into the same cluster (daily indices PREFIX-YYYY.MM.DD, template installed)")
+	f.String("es.findings-prefix", esfindings.DefaultPrefix, "index name prefix and template name of the findings")
+}
+
+// esConfig reads the Elasticsearch flags; ok is false when no URL is given.
+func esConfig(v *viper.Viper, since, until time.Time) (cfg es.Config, ok bool, err error) {
+	urls := v.GetStringSlice("es.url")
+	if len(urls) == 0 {
+		return es.Config{}, false, nil
+	}
+	if v.GetString("es.index") == "" {
+		return es.Config{}, true, fmt.Errorf("--es.index is needed with --es.url")
+	}
+	m, err := es.Preset(v.GetString("es.mapping"))
+	if err != nil {
+		return es.Config{}, true, fmt.Errorf("--es.mapping: %w", err)
+	}
+	fields, err := keyValues(v.GetStringSlice("es.field"))
+	if err != nil {
+		return es.Config{}, true, fmt.Errorf("--es.field: %w", err)
+	}
+	for k, f := range fields {
+		if err := m.Set(k, f); err != nil {
+			return es.Config{}, true, fmt.Errorf("--es.field: %w", err)
+		}
+	}
+	if v.GetString("es.cluster") != "" && m.Cluster == "" {
+		return es.Config{}, true, fmt.Errorf("--es.cluster needs a cluster field in the mapping (--es.field cluster=FIELD)")
+	}
+	return es.Config{
+		Conn: esclient.Conn{
+			URLs: urls, APIKey: v.GetString("es.api-key"), Username: v.GetString("es.username"), Password: v.GetString("es.password"),
+			CAFile: v.GetString("es.ca-file"), Timeout: v.GetDuration("es.timeout"),
+		},
+		Index: v.GetString("es.index"), Mapping: m, Cluster: v.GetString("es.cluster"), Since: since, Until: until,
+		Slices: v.GetInt("es.slices"), RateLimit: v.GetFloat64("es.rate-limit"),
+	}, true, nil
+}
+
+// esUnreachable is a source that cannot be used: not reachable, not
+// Elasticsearch, refused credentials (a usage error, exit 2).
+type esUnreachable struct{ err error }
+
+func (e *esUnreachable) Error() string { return e.err.Error() }
+func (e *esUnreachable) Unwrap() error { return e.err }
+
+// analyzeES analyses the documents of one Elasticsearch source.
+func analyzeES(ctx context.Context, opt analysis.Options, cfg es.Config) (*analysis.Result, error) {
+	src, err := es.New(cfg)
+	if err != nil {
+		return nil, &esUnreachable{err}
+	}
+	if err := src.Check(ctx); err != nil {
+		return nil, &esUnreachable{err}
+	}
+	return analysis.RunDocuments(ctx, opt, src)
+}
+
+// writeFindingsES indexes a run's findings into the source's cluster.
+func writeFindingsES(ctx context.Context, v *viper.Viper, cfg es.Config, findings []detectors.Finding) error {
+	sink, err := esfindings.New(esfindings.Config{Conn: cfg.Conn, Prefix: v.GetString("es.findings-prefix"), Cluster: cfg.Cluster})
+	if err != nil {
+		return err
+	}
+	if err := sink.InstallTemplate(ctx); err != nil {
+		return err
+	}
+	docs := make([]esfindings.Doc, 0, len(findings))
+	for _, f := range findings {
+		docs = append(docs, sink.FindingDoc(f))
+	}
+	return sink.Write(ctx, docs)
+}

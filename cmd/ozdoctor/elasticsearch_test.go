@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/internal/esstandin"
+)
+
+// findingNames returns "defect detector key" of each finding of a JSON report.
+func findingNames(t *testing.T, out string) []string {
+	t.Helper()
+	var doc struct {
+		Findings []struct{ Defect, Detector, Key string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not a JSON report: %v\n%s", err, out)
+	}
+	var names []string
+	for _, f := range doc.Findings {
+		names = append(names, f.Defect+" "+f.Detector+" "+f.Key)
+	}
+	return names
+}
+
+// `analyze --es.url` over the sample stored as ECS documents reports what
+// `analyze` on the bundle reports.
+func TestAnalyzeFromElasticsearch(t *testing.T) {
+	res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{sample}, Detectors: registry.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string]string{}
+	for _, f := range res.Coverage.Files {
+		hosts[f.Path] = f.Host
+	}
+	srv := esstandin.New()
+	if _, err := esstandin.LoadBundle(srv, "filebeat-ozone-2026.08.23", sample, hosts, "prod1", true); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	_, want, _ := runCLI(t, "analyze", "--format", "json", sample)
+	for range 2 { // the second run indexes the same findings again
+		code, got, stderr := runCLI(t, "analyze", "--format", "json", "--es.url", hs.URL, "--es.index", "filebeat-ozone-*", "--es.cluster", "prod1", "--es.write-findings")
+		if code != exitFindings {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if g, w := findingNames(t, got), findingNames(t, want); !slices.Equal(g, w) || len(w) < 5 {
+			t.Errorf("findings from Elasticsearch:\n%q\nfrom the bundle:\n%q", g, w)
+		}
+	}
+	if n, w := len(srv.Docs("ozdoctor-findings-*")), len(findingNames(t, want)); n != w {
+		t.Errorf("%d finding documents indexed by two runs, want %d", n, w)
+	}
+	// Another cluster's label selects nothing.
+	if code, _, stderr := runCLI(t, "analyze", "--es.url", hs.URL, "--es.index", "filebeat-ozone-*", "--es.cluster", "prod2"); code != exitUsage || !strings.Contains(stderr, "no input") {
+		t.Errorf("another cluster: exit %d, %s", code, stderr)
+	}
+}
+
+func TestAnalyzeElasticsearchUsageErrors(t *testing.T) {
+	opensearch := esstandin.New()
+	opensearch.Product = "-"
+	hs := httptest.NewServer(opensearch)
+	defer hs.Close()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--es.url", hs.URL}, "--es.index is needed"},
+		{[]string{"--es.url", hs.URL, "--es.index", "x", sample}, "not both"},
+		{[]string{}, "give PATHs or --es.url"},
+		{[]string{"--es.url", hs.URL, "--es.index", "x", "--es.mapping", "splunk"}, `unknown field mapping "splunk"`},
+		{[]string{"--es.url", hs.URL, "--es.index", "x", "--es.field", "colour=x"}, `unknown mapping key "colour"`},
+		{[]string{"--es.url", hs.URL, "--es.index", "x"}, "is not Elasticsearch"},
+		{[]string{"--es.url", "http://127.0.0.1:1", "--es.index", "x", "--es.timeout", "20s"}, "connection refused"},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"analyze"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
