@@ -63,6 +63,7 @@ With --format json, stdout holds one JSON document:
 		"when one detector declares it (repeatable; ozdoctor explain lists each detector's options)")
 	f.Bool("progress", true, "show progress on stderr when it is a terminal")
 	addESFlags(f)
+	addESFindingsFlags(f)
 	return cmd
 }
 

@@ -30,6 +30,10 @@ func addESFlags(f *pflag.FlagSet) {
 	f.Int("es.slices", 2, "parallel sliced searches")
 	f.Float64("es.rate-limit", 0, "at most this many searches a second (0: no limit)")
 	f.Duration("es.timeout", time.Minute, "timeout of one request")
+}
+
+// addESFindingsFlags declares the flags of the findings sink.
+func addESFindingsFlags(f *pflag.FlagSet) {
 	f.Bool("es.write-findings", false, "also index the findings into the same cluster (daily indices PREFIX-YYYY.MM.DD, template installed)")
 	f.String("es.findings-prefix", esfindings.DefaultPrefix, "index name prefix and template name of the findings")
 }

@@ -41,9 +41,16 @@ and /readyz tell whether the daemon runs and has read its files once.
 The state (positions in the files, the detectors' state, the alerts, the queue to
 Alertmanager) is written to --state-dir every --checkpoint-interval and on SIGTERM:
 a restarted daemon continues where it stopped. The first start reads back
---look-back bytes of every file.`,
+--look-back bytes of every file.
+
+With --es.url it reads one cluster's logs from Elasticsearch instead of files: every
+--es.poll it reads the window from where it stopped to --es.settle before now (the
+shippers' delivery delay), so it raises an alert --es.settle after the signature
+completes. Its position in event time is part of the checkpoint.`,
 		Example: `  ozdoctor watch --logs '/var/log/ozone/*.log' --alertmanager.url http://alertmanager:9093 --cluster prod1
-  ozdoctor watch --config /etc/ozdoctor/watch.yaml --check-config`,
+  ozdoctor watch --config /etc/ozdoctor/watch.yaml --check-config
+  ozdoctor watch --es.url https://es1:9200 --es.index 'filebeat-*' --es.cluster prod1 --cluster prod1 \
+    --alertmanager.url http://alertmanager:9093`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWatch(cmd, v) },
 	}
@@ -61,6 +68,10 @@ a restarted daemon continues where it stopped. The first start reads back
 	f.StringSlice("option", nil, "detector option DETECTOR.OPTION=VALUE (repeatable; see ozdoctor explain)")
 	f.Bool("json", true, "write every alert transition as a JSON line on stdout")
 	f.Bool("check-config", false, "check the configuration and exit")
+	addESFlags(f)
+	f.Duration("es.poll", 10*time.Second, "with --es.url: how often the next window of documents is read")
+	f.Duration("es.settle", time.Minute, "with --es.url: how far behind the wall clock a window ends (above the shippers' delivery delay)")
+	f.Duration("es.look-back", time.Hour, "with --es.url: how far back the first start reads")
 	return cmd
 }
 
@@ -77,11 +88,20 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 	if opt.DetectorOptions, err = detectors.ValidateOptions(opt.Detectors, kv); err != nil {
 		return usageErrorf("--option: %w", err)
 	}
+	esCfg, fromES, err := esConfig(v, time.Time{}, time.Time{})
+	if err != nil {
+		return usageErrorf("%w", err)
+	}
 	logs := v.GetStringSlice("logs")
-	if len(logs) == 0 {
+	switch {
+	case fromES && v.IsSet("logs"):
+		return usageErrorf("--logs and --es.url: follow files or read Elasticsearch, not both")
+	case fromES:
+		logs = nil
+	case len(logs) == 0:
 		return usageErrorf("--logs: no file to follow")
 	}
-	for _, key := range []string{"poll", "checkpoint-interval"} {
+	for _, key := range []string{"poll", "checkpoint-interval", "es.poll", "es.settle", "es.look-back"} {
 		if v.GetDuration(key) <= 0 {
 			return usageErrorf("--%s: must be positive, got %s", key, v.GetString(key))
 		}
@@ -97,12 +117,20 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		Alertmanager: alertmanager.Config{URLs: v.GetStringSlice("alertmanager.url"), Cluster: v.GetString("cluster"),
 			RunbookBase: v.GetString("runbook-base")},
 		Version: version, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
+	if fromES {
+		cfg.ES = &daemon.ESConfig{Source: esCfg, Poll: v.GetDuration("es.poll"), Settle: v.GetDuration("es.settle"),
+			LookBack: v.GetDuration("es.look-back")}
+	}
 	if v.GetBool("json") {
 		cfg.Findings = cmd.OutOrStdout()
 	}
 	if v.GetBool("check-config") {
-		fmt.Fprintf(cmd.OutOrStdout(), "configuration ok: %d log pattern(s), state in %s, %d Alertmanager(s)\n",
-			len(logs), cfg.StateDir, len(cfg.Alertmanager.URLs))
+		what := fmt.Sprintf("%d log pattern(s)", len(logs))
+		if fromES {
+			what = "Elasticsearch index " + esCfg.Index
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "configuration ok: %s, state in %s, %d Alertmanager(s)\n",
+			what, cfg.StateDir, len(cfg.Alertmanager.URLs))
 		return nil
 	}
 	d, err := daemon.New(cfg)
@@ -121,7 +149,11 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		}()
 		defer srv.Close()
 	}
-	cfg.Log.Info("watching", "logs", logs, "listen", listen, "state", cfg.StateDir)
+	if fromES {
+		cfg.Log.Info("watching Elasticsearch", "urls", esCfg.URLs, "index", esCfg.Index, "cluster", esCfg.Cluster, "listen", listen, "state", cfg.StateDir)
+	} else {
+		cfg.Log.Info("watching", "logs", logs, "listen", listen, "state", cfg.StateDir)
+	}
 	if err := d.Run(ctx); err != nil {
 		return &exitError{code: exitInternal, err: err}
 	}

@@ -174,3 +174,24 @@ func TestWatchCheckConfig(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut.String())
 	}
 }
+
+// watch reads Elasticsearch instead of files when given --es.url; the two
+// sources exclude each other and the Elasticsearch settings are checked.
+func TestWatchElasticsearchConfig(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--es.url", "http://127.0.0.1:9200", "--es.index", "filebeat-*", "--es.cluster", "prod1"}, exitOK, "Elasticsearch index filebeat-*"},
+		{[]string{"--es.url", "http://127.0.0.1:9200", "--es.index", "x", "--logs", "/var/log/ozone/*.log"}, exitUsage, "not both"},
+		{[]string{"--es.url", "http://127.0.0.1:9200"}, exitUsage, "--es.index is needed"},
+		{[]string{"--es.url", "http://127.0.0.1:9200", "--es.index", "x", "--es.settle", "0s"}, exitUsage, "--es.settle"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(append(append([]string{"watch"}, c.args...), "--check-config"), &out, &errOut)
+		if code != c.code || !strings.Contains(out.String()+errOut.String(), c.want) {
+			t.Errorf("%q: exit %d, %s%s; want %d and %q", c.args, code, out.String(), errOut.String(), c.code, c.want)
+		}
+	}
+}

@@ -38,27 +38,15 @@ func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*Result
 	if err != nil {
 		return nil, err
 	}
-	recog := stream.NewRecognizer(p.cat, 0)
-	silences, err := src.Silences(ctx, func(host, path string) bool {
-		_, comp, _ := bundle.Classify(path)
-		return comp == parsers.ComponentSCM || comp == parsers.ComponentUnknown
-	})
+	feed := p.NewDocumentFeed()
+	silences, err := src.Silences(ctx, SilencesMatter)
 	if err != nil {
 		return nil, err
 	}
-	p.pushSilences(silences)
-	streams := map[string]*docStream{}
-	var order []*docStream
+	feed.Silences(silences)
 	n := 0
 	err = src.Documents(ctx, p.cat.LiteralEdges(), func(d parsers.Document) error {
-		key := d.Host + "\x00" + d.Path
-		ds := streams[key]
-		if ds == nil {
-			ds = p.openDocStream(recog, d)
-			streams[key] = ds
-			order = append(order, ds)
-		}
-		ds.feed(d)
+		feed.Document(d, time.Time{})
 		if n++; n%releaseEvery == 0 {
 			p.Release(time.Time{})
 			if err := ctx.Err(); err != nil {
@@ -70,14 +58,67 @@ func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*Result
 	if err != nil {
 		return nil, err
 	}
-	for _, ds := range order {
-		p.cov.Files = append(p.cov.Files, ds.end())
-	}
+	p.cov.Files = append(p.cov.Files, feed.End(time.Time{})...)
 	if len(p.cov.Files) == 0 {
 		p.cov.Skipped = nonNil(p.cov.Skipped)
 		return &Result{Findings: []detectors.Finding{}, Coverage: p.finishCoverage()}, ErrNoInput
 	}
 	return p.Finish(), nil
+}
+
+// SilencesMatter selects the files whose silences detectors read: SCM logs
+// (and files whose component cannot be told from their path).
+func SilencesMatter(host, path string) bool {
+	_, comp, _ := bundle.Classify(path)
+	return comp == parsers.ComponentSCM || comp == parsers.ComponentUnknown
+}
+
+// Literals are the catalogue's literals a document source pushes down.
+func (p *Pipeline) Literals() []catalogue.Literal { return p.cat.LiteralEdges() }
+
+// DocumentFeed hands a document source's documents and silences to a
+// pipeline: each host's file is one stream.
+type DocumentFeed struct {
+	p       *Pipeline
+	recog   *stream.Recognizer // without silences: the documents are a selection
+	streams map[string]*docStream
+	order   []*docStream
+}
+
+// NewDocumentFeed returns a feed into p.
+func (p *Pipeline) NewDocumentFeed() *DocumentFeed {
+	return &DocumentFeed{p: p, recog: stream.NewRecognizer(p.cat, 0), streams: map[string]*docStream{}}
+}
+
+// Document feeds one document's lines (several when the shipper folded a
+// record) at wall time now (zero in a batch run).
+func (f *DocumentFeed) Document(d parsers.Document, now time.Time) {
+	key := d.Host + "\x00" + d.Path
+	ds := f.streams[key]
+	if ds == nil {
+		ds = f.p.openDocStream(f.recog, d)
+		f.streams[key] = ds
+		f.order = append(f.order, ds)
+	}
+	ds.feed(d, now)
+}
+
+// Flush completes every stream's open record: the documents up to now are
+// all there.
+func (f *DocumentFeed) Flush(now time.Time) {
+	for _, ds := range f.order {
+		ds.fl.Flush(now)
+	}
+}
+
+// End closes the streams and returns their coverage.
+func (f *DocumentFeed) End(now time.Time) []FileCoverage {
+	out := make([]FileCoverage, 0, len(f.order))
+	for _, ds := range f.order {
+		out = append(out, ds.end(now))
+	}
+	f.streams, f.order = map[string]*docStream{}, nil
+	return out
 }
 
 // docStream is one host's file as its documents arrive.
@@ -99,8 +140,8 @@ func (p *Pipeline) openDocStream(recog *stream.Recognizer, d parsers.Document) *
 	}
 }
 
-// feed hands on a document's lines (several when the shipper folded a record).
-func (ds *docStream) feed(d parsers.Document) {
+// feed hands on a document's lines.
+func (ds *docStream) feed(d parsers.Document, now time.Time) {
 	off := d.Offset
 	for line := range strings.SplitSeq(strings.TrimSuffix(d.Message, "\n"), "\n") {
 		ds.line++
@@ -110,12 +151,12 @@ func (ds *docStream) feed(d parsers.Document) {
 		}
 	}
 	ds.fc.Bytes += int64(len(d.Message))
-	ds.fl.Drain(time.Time{})
+	ds.fl.Drain(now)
 }
 
 // end closes the stream and returns its coverage.
-func (ds *docStream) end() FileCoverage {
-	res := ds.fl.End(time.Time{})
+func (ds *docStream) end(now time.Time) FileCoverage {
+	res := ds.fl.End(now)
 	fc, st := ds.fc, res.Stats
 	if fc.Host == "" {
 		fc.Host = res.Host
@@ -131,21 +172,21 @@ func (ds *docStream) end() FileCoverage {
 	return fc
 }
 
-// pushSilences hands the source's silences on as LogGap signals, one stream
-// per file.
-func (p *Pipeline) pushSilences(silences []parsers.Silence) {
+// Silences hands a source's silences on as LogGap signals, one stream per
+// file.
+func (f *DocumentFeed) Silences(silences []parsers.Silence) {
+	p := f.p
 	byFile := map[string]stream.ID{}
 	var ids []stream.ID
 	for _, s := range silences {
+		_, comp, _ := bundle.Classify(s.Path)
 		key := s.Host + "\x00" + s.Path
 		id, ok := byFile[key]
 		if !ok {
-			_, comp, _ := bundle.Classify(s.Path)
 			id = p.merger.Open(s.Host, comp, time.Time{})
 			byFile[key] = id
 			ids = append(ids, id)
 		}
-		_, comp, _ := bundle.Classify(s.Path)
 		p.merger.Push(id, catalogue.Signal{
 			Kind: catalogue.LogGap, Time: s.To, Duration: s.To.Sub(s.From), Host: s.Host, Component: comp,
 			Origin: parsers.Origin{File: s.Host + ":" + s.Path},

@@ -35,8 +35,10 @@ import (
 
 // Config configures a daemon. Zero durations take their defaults.
 type Config struct {
-	Logs     []string // globs of the log files to follow
-	StateDir string   // checkpoint and Alertmanager queue; "" keeps nothing across restarts
+	Logs []string // globs of the log files to follow
+	// ES, instead of Logs, reads one cluster's logs from Elasticsearch.
+	ES       *ESConfig
+	StateDir string // checkpoint and Alertmanager queue; "" keeps nothing across restarts
 	// Poll is how often the files are read; default 1s.
 	Poll time.Duration
 	// CheckpointEvery is how often the state is written; default 30s.
@@ -65,7 +67,8 @@ type Daemon struct {
 	cfg     Config
 	mu      sync.Mutex // the pipeline, the followers and the checkpoint
 	pipe    *analysis.Pipeline
-	tailer  *tail.Tailer
+	tailer  *tail.Tailer // nil when reading Elasticsearch
+	es      *esFollow    // nil when following files
 	follows map[string]*follow
 	am      *alertmanager.Sink
 	metrics *metrics.Metrics
@@ -105,8 +108,11 @@ func New(cfg Config) (*Daemon, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if len(cfg.Logs) == 0 {
-		return nil, errors.New("no log files to follow (logs)")
+	switch {
+	case len(cfg.Logs) == 0 && cfg.ES == nil:
+		return nil, errors.New("no log files to follow (logs) and no Elasticsearch source (es.url)")
+	case len(cfg.Logs) > 0 && cfg.ES != nil:
+		return nil, errors.New("follow log files (logs) or read Elasticsearch (es.url), not both")
 	}
 	d := &Daemon{cfg: cfg, follows: map[string]*follow{}, sources: map[string]*metrics.Source{}}
 	var docs []detectors.Doc
@@ -150,6 +156,12 @@ func New(cfg Config) (*Daemon, error) {
 		if d.pipe, err = analysis.NewPipeline(opt); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.ES != nil {
+		if d.es, err = newESFollow(*cfg.ES, d.pipe, positions); err != nil {
+			return nil, err
+		}
+		return d, nil
 	}
 	if d.tailer, err = tail.New(tail.Options{Globs: cfg.Logs, Poll: cfg.Poll, LookBack: cfg.LookBack, Now: cfg.Now}); err != nil {
 		return nil, err
@@ -195,7 +207,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			err := d.Checkpoint()
-			d.tailer.Close()
+			if d.tailer != nil {
+				d.tailer.Close()
+			}
 			return err
 		case <-tick.C:
 		}
@@ -208,6 +222,23 @@ func (d *Daemon) Step(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.cfg.Now()
+	var errs []error
+	if d.es != nil {
+		errs = append(errs, d.es.poll(ctx, d.pipe, now))
+	} else {
+		errs = append(errs, d.stepFiles(ctx, now))
+	}
+	d.metrics.Update(d.stats(now))
+	if now.Sub(d.saved) >= d.cfg.CheckpointEvery {
+		errs = append(errs, d.checkpoint(now))
+	}
+	d.ready.Store(true)
+	return errors.Join(errs...)
+}
+
+// stepFiles reads what the files gained, recognises it and releases what is
+// due at wall time now.
+func (d *Daemon) stepFiles(ctx context.Context, now time.Time) error {
 	var errs []error
 	for {
 		chunks, err := d.tailer.Poll(ctx)
@@ -228,11 +259,6 @@ func (d *Daemon) Step(ctx context.Context) error {
 		}
 	}
 	d.pipe.Release(now)
-	d.metrics.Update(d.stats(now))
-	if now.Sub(d.saved) >= d.cfg.CheckpointEvery {
-		errs = append(errs, d.checkpoint(now))
-	}
-	d.ready.Store(true)
 	return errors.Join(errs...)
 }
 
@@ -280,6 +306,9 @@ func (d *Daemon) stats(now time.Time) metrics.Stats {
 	for _, s := range d.sources {
 		st.Sources = append(st.Sources, *s)
 	}
+	if d.es != nil {
+		st.Sources = append(st.Sources, d.es.stats)
+	}
 	return st
 }
 
@@ -297,6 +326,13 @@ func (d *Daemon) checkpoint(now time.Time) error {
 	d.saved = now
 	if d.cfg.StateDir == "" {
 		return nil
+	}
+	if d.es != nil {
+		data, err := d.pipe.Checkpoint([]stream.Position{d.es.position()})
+		if err != nil {
+			return err
+		}
+		return writeFileAtomic(filepath.Join(d.cfg.StateDir, checkpointFile), data)
 	}
 	positions := d.tailer.Positions()
 	for i, p := range positions {
@@ -379,6 +415,9 @@ func (d *Daemon) Report() *analysis.Result {
 	}
 	r.Coverage = d.pipe.Coverage(files)
 	r.Coverage.Inputs = d.cfg.Logs
+	if d.es != nil {
+		r.Coverage.Inputs = []string{d.es.esStream()}
+	}
 	return r
 }
 

@@ -15,7 +15,8 @@ import (
 // LoadBundle indexes the log files of a bundle into index as Filebeat with
 // the ECS mapping would: one document per record (folded, as multiline
 // settings fold a stack trace) or one per line, with host.name from hosts
-// (a bundle path to host map, as a bundle run's coverage gives it),
+// (a bundle path to host map, as a bundle run's coverage gives it; nil
+// takes the host that the file's name and directories tell),
 // log.file.path the path inside the bundle, log.offset the byte offset,
 // labels.ozone_cluster the cluster, and @timestamp the record's time (an
 // untimed line takes the time of the record before it, or at the start of a
@@ -29,6 +30,10 @@ func LoadBundle(s *Server, index, path string, hosts map[string]string, cluster 
 		data, err := io.ReadAll(rd)
 		if err != nil {
 			return err
+		}
+		host := hosts[f.Path]
+		if hosts == nil {
+			host, _, _ = bundle.Classify(f.Path)
 		}
 		rel := f.Path
 		if i := strings.Index(rel, "!/"); i >= 0 {
@@ -63,7 +68,7 @@ func LoadBundle(s *Server, index, path string, hosts map[string]string, cluster 
 				docs = append(docs, map[string]any{
 					"@timestamp": cur.UTC().Format("2006-01-02T15:04:05.000Z"),
 					"message":    l,
-					"host":       map[string]any{"name": hosts[f.Path]},
+					"host":       map[string]any{"name": host},
 					"log":        map[string]any{"file": map[string]any{"path": rel}, "offset": float64(off)},
 					"labels":     map[string]any{"ozone_cluster": cluster},
 				})

@@ -37,12 +37,14 @@ type sliceSpec struct {
 }
 
 // candidates returns the documents among the first upto that can match q:
-// through the term index when q's filter holds a term clause, else all.
+// through the term index, the fewest that a term clause of q's filter
+// allows, else all.
 func (s *Server) candidates(q clause, upto int) []*Doc {
 	b, ok := q.(boolQuery)
 	if !ok {
 		return s.docs[:upto]
 	}
+	best := s.docs[:upto]
 	for _, c := range b.filter {
 		t, ok := c.(termsQuery)
 		if !ok || len(t.values) != 1 {
@@ -60,9 +62,11 @@ func (s *Server) candidates(q clause, upto int) []*Doc {
 		}
 		docs := s.termIndex[t.field][t.values[0]]
 		n, _ := slices.BinarySearchFunc(docs, upto, func(d *Doc, upto int) int { return d.seq - upto })
-		return docs[:n]
+		if n < len(best) {
+			best = docs[:n]
+		}
 	}
-	return s.docs[:upto]
+	return best
 }
 
 // hitDoc is a matching document with its sort values.
@@ -78,6 +82,9 @@ type sortKey struct {
 }
 
 const missingLast = math.MaxInt64
+
+// maxCachedSearches bounds the searches whose hits are kept.
+const maxCachedSearches = 64
 
 func (s *Server) search(index string, body []byte) (int, any) {
 	var req searchRequest
@@ -126,10 +133,10 @@ func (s *Server) search(index string, body []byte) (int, any) {
 	if err != nil {
 		return esError(http.StatusBadRequest, "parsing_exception", err.Error())
 	}
-	cacheKey := fmt.Sprintf("%s\x00%q\x00%v", req.Query, req.Sort, req.Slice)
+	cacheKey := fmt.Sprintf("%q\x00%d\x00%s\x00%q\x00%v", indices, upto, req.Query, req.Sort, req.Slice)
 	matched, cached := []hitDoc(nil), false
 	if p != nil {
-		matched, cached = p.hits[cacheKey]
+		matched, cached = s.hits[cacheKey]
 	}
 	if !cached {
 		inIndices := map[string]bool{}
@@ -155,7 +162,10 @@ func (s *Server) search(index string, body []byte) (int, any) {
 		}
 		slices.SortStableFunc(matched, func(a, b hitDoc) int { return compareSort(a.sort, b.sort, keys) })
 		if p != nil {
-			p.hits[cacheKey] = matched
+			if len(s.hits) >= maxCachedSearches {
+				clear(s.hits)
+			}
+			s.hits[cacheKey] = matched
 		}
 	}
 	resp := map[string]any{"took": 1, "timed_out": false, "_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0}}
@@ -439,7 +449,13 @@ type termsQuery struct {
 
 func (t termsQuery) match(d *Doc) bool {
 	v, ok := d.field(t.field)
-	return ok && slices.Contains(t.values, fmt.Sprint(v))
+	if !ok {
+		return false
+	}
+	if str, ok := v.(string); ok {
+		return slices.Contains(t.values, str)
+	}
+	return slices.Contains(t.values, fmt.Sprint(v))
 }
 
 type existsQuery struct{ field string }

@@ -50,13 +50,10 @@ type Doc struct {
 	lower  map[string]string // lower-cased text fields, filled by phrase queries
 }
 
-// pit is an open point in time: the indices and documents it sees, and the
-// sorted hits of each search already run on it (a point in time does not
-// change, so paging through one query evaluates it once).
+// pit is an open point in time: the indices and documents it sees.
 type pit struct {
 	indices []string
 	upto    int // documents with seq < upto
-	hits    map[string][]hitDoc
 }
 
 // Server is the stand-in. Its zero value is not usable: call New.
@@ -67,8 +64,12 @@ type Server struct {
 	pits      map[string]*pit
 	templates map[string]json.RawMessage
 	termIndex map[string]map[string][]*Doc // field -> value -> documents, built by term queries
-	fail      []int                        // statuses to answer the next requests with
-	nextPIT   int
+	// hits keeps the sorted hits of searches on points in time: what a
+	// point in time sees does not change, so paging through a query (or
+	// running it again on the same documents) evaluates it once.
+	hits    map[string][]hitDoc
+	fail    []int // statuses to answer the next requests with
+	nextPIT int
 
 	// APIKey and User/Password, when set, are required of every request.
 	APIKey         string
@@ -83,7 +84,7 @@ type Server struct {
 
 // New returns an empty stand-in.
 func New() *Server {
-	return &Server{byID: map[string]*Doc{}, pits: map[string]*pit{}, templates: map[string]json.RawMessage{}, termIndex: map[string]map[string][]*Doc{}}
+	return &Server{byID: map[string]*Doc{}, pits: map[string]*pit{}, templates: map[string]json.RawMessage{}, termIndex: map[string]map[string][]*Doc{}, hits: map[string][]hitDoc{}}
 }
 
 // Add indexes documents into index; a document without an "_id" gets one.
@@ -103,6 +104,7 @@ func (s *Server) put(index, id string, src map[string]any) (created bool) {
 	if d, ok := s.byID[key]; ok {
 		d.Source, d.flat, d.lower = src, map[string]any{}, nil
 		clear(s.termIndex)
+		clear(s.hits)
 		flatten("", src, d.flat)
 		return false
 	}
@@ -110,6 +112,7 @@ func (s *Server) put(index, id string, src map[string]any) (created bool) {
 	flatten("", src, d.flat)
 	s.docs = append(s.docs, d)
 	clear(s.termIndex)
+	clear(s.hits)
 	s.byID[key] = d
 	return true
 }
@@ -237,7 +240,7 @@ func (s *Server) openPIT(index string, r *http.Request) (int, any) {
 	defer s.mu.Unlock()
 	s.nextPIT++
 	id := fmt.Sprintf("pit-%d", s.nextPIT)
-	s.pits[id] = &pit{indices: strings.Split(index, ","), upto: len(s.docs), hits: map[string][]hitDoc{}}
+	s.pits[id] = &pit{indices: strings.Split(index, ","), upto: len(s.docs)}
 	return http.StatusOK, map[string]any{"id": id}
 }
 

@@ -2,9 +2,12 @@ package es_test
 
 import (
 	"context"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -243,5 +246,36 @@ func TestStandInRejectsUnknownClauses(t *testing.T) {
 	}
 	if res.Header.Get("X-Elastic-Product") != "Elasticsearch" {
 		t.Error("no product header")
+	}
+}
+
+// A cluster behind TLS is reached with its CA file; without it the
+// certificate is refused.
+func TestTLSWithCAFile(t *testing.T) {
+	srv := esstandin.New()
+	hs := httptest.NewTLSServer(srv)
+	defer hs.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hs.Certificate().Raw})
+	if err := os.WriteFile(ca, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := ecsConfig(t, hs.URL)
+	cfg.Retries = 1
+	src, _ := es.New(cfg)
+	if err := src.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("without the CA: %v", err)
+	}
+	cfg.CAFile = ca
+	src, err := es.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Check(context.Background()); err != nil {
+		t.Errorf("with the CA file: %v", err)
+	}
+	cfg.CAFile = filepath.Join(t.TempDir(), "missing.pem")
+	if _, err := es.New(cfg); err == nil || !strings.Contains(err.Error(), "CA file") {
+		t.Errorf("missing CA file: %v", err)
 	}
 }

@@ -91,6 +91,14 @@ func New(cfg Config) (*Source, error) {
 	return &Source{cfg: cfg, client: client, limit: newRateLimiter(cfg.RateLimit)}, nil
 }
 
+// Between returns the source over [since, until), sharing the connection
+// and the rate limit (its Stats are its own).
+func (s *Source) Between(since, until time.Time) *Source {
+	cfg := s.cfg
+	cfg.Since, cfg.Until = since, until
+	return &Source{cfg: cfg, client: s.client, limit: s.limit}
+}
+
 // Name describes the source for reports.
 func (s *Source) Name() string {
 	n := "elasticsearch " + strings.Join(s.cfg.URLs, ",") + " index " + s.cfg.Index

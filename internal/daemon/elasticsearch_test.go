@@ -1,0 +1,145 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/internal/esclient"
+	"github.com/ozdoctor/ozdoctor/internal/esstandin"
+	"github.com/ozdoctor/ozdoctor/parsers/es"
+	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
+)
+
+// alertStore keeps the alerts posted to it the way Alertmanager identifies
+// them: by their label set. It stands in for Alertmanager's API v2 where
+// only the identity of alerts matters (sinks/alertmanager tests the
+// delivery against Debian's Alertmanager).
+type alertStore struct {
+	mu     sync.Mutex
+	alerts map[string]map[string]string // label set -> labels
+	posts  int
+}
+
+func (s *alertStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var alerts []struct {
+		Labels map[string]string `json:"labels"`
+	}
+	if r.Method != http.MethodPost || r.URL.Path != "/api/v2/alerts" || json.NewDecoder(r.Body).Decode(&alerts) != nil {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.posts++
+	for _, a := range alerts {
+		b, _ := json.Marshal(a.Labels) // map keys sorted: a canonical label set
+		s.alerts[string(b)] = a.Labels
+	}
+}
+
+// perIncident counts the distinct alerts of each detector, incident and
+// severity (an escalation is a new alert by design: see sinks/alertmanager).
+func (s *alertStore) perIncident() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := map[string]int{}
+	for _, l := range s.alerts {
+		n[l["detector"]+" "+l["incident"]+" "+l["severity"]]++
+	}
+	return n
+}
+
+// A watch on Elasticsearch reads the sample's documents window by window as
+// the wall clock moves, is killed mid-incident (no final checkpoint) and
+// restarted from its last checkpoint: it ends with the bundle run's
+// findings, and the Alertmanager holds one alert per incident.
+func TestWatchElasticsearchResumesAfterKill(t *testing.T) {
+	const sample = "../../examples/bundles/sample.tar.gz"
+	opt := analysis.Options{Detectors: registry.All(), Engine: detectors.EngineOptions{Retention: 24 * time.Hour}}
+	bopt := opt
+	bopt.Inputs = []string{sample}
+	batch, err := analysis.Run(context.Background(), bopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := summary(batch.Findings)
+	hosts := map[string]string{}
+	for _, f := range batch.Coverage.Files {
+		hosts[f.Path] = f.Host
+	}
+	srv := esstandin.New()
+	if _, err := esstandin.LoadBundle(srv, "filebeat-ozone", sample, hosts, "prod1", true); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	store := &alertStore{alerts: map[string]map[string]string{}}
+	am := httptest.NewServer(store)
+	defer am.Close()
+
+	m, _ := es.Preset("ecs")
+	clk := &clock{t: time.Date(2026, 8, 23, 9, 1, 0, 0, time.UTC)}
+	var out bytes.Buffer
+	cfg := Config{
+		ES: &ESConfig{Source: es.Config{Conn: esclient.Conn{URLs: []string{hs.URL}}, Index: "filebeat-*", Mapping: m, Cluster: "prod1"},
+			Poll: 10 * time.Second, Settle: time.Minute, LookBack: time.Hour},
+		StateDir: t.TempDir(), CheckpointEvery: 15 * time.Minute, Pipeline: opt, Findings: &out, Now: clk.now,
+		Alertmanager: alertmanager.Config{URLs: []string{am.URL}, Cluster: "prod1"},
+	}
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	killed := false
+	for clk.t.Before(time.Date(2026, 8, 23, 13, 0, 0, 0, time.UTC)) {
+		clk.t = clk.t.Add(5 * time.Minute)
+		if err := d.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+		d.am.Tick(clk.t)
+		// Killed at 10:26, past the start of HDDS-17674 (10:10) and before
+		// its end, 6 minutes after the last checkpoint (10:20... or earlier).
+		if !killed && !clk.t.Before(time.Date(2026, 8, 23, 10, 26, 0, 0, time.UTC)) {
+			killed = true
+			if d.saved.Equal(clk.t) {
+				t.Fatal("the kill should come between checkpoints")
+			}
+			if d, err = New(cfg); err != nil {
+				t.Fatalf("restart: %v", err)
+			}
+		}
+	}
+	var got []detectors.Finding
+	for _, f := range d.Alerts() {
+		if f.State != detectors.Pending {
+			got = append(got, f)
+		}
+	}
+	if s := summary(got); !slices.Equal(s, want) {
+		t.Errorf("alerts from Elasticsearch differ from the bundle run:\n got %v\nwant %v", s, want)
+	}
+	n := store.perIncident()
+	if len(n) < len(want) {
+		t.Errorf("Alertmanager holds alerts for %d incidents, want %d: %v", len(n), len(want), n)
+	}
+	for inc, c := range n {
+		if c != 1 {
+			t.Errorf("%s: %d alerts in Alertmanager, want 1", inc, c)
+		}
+	}
+	if !strings.Contains(out.String(), `"to":"firing"`) {
+		t.Error("no transition on the findings stream")
+	}
+}
