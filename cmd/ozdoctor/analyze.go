@@ -113,6 +113,10 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	case !fromES && len(args) == 0:
 		return usageErrorf("nothing to analyse: give PATHs or --es.url")
 	}
+	findingsES, err := esFindingsConfig(v, "")
+	if err != nil {
+		return usageErrorf("%w", err)
+	}
 	stderr := cmd.ErrOrStderr()
 	if v.GetBool("progress") && isTerminal(stderr) {
 		p := newProgress(stderr)
@@ -143,8 +147,8 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	if err := writeReport(format, output, cmd.OutOrStdout(), res); err != nil {
 		return &exitError{code: exitInternal, err: err}
 	}
-	if fromES && v.GetBool("es.write-findings") {
-		if err := writeFindingsES(ctx, v, esCfg, res.Findings); err != nil {
+	if findingsES != nil {
+		if err := writeFindingsES(ctx, *findingsES, res.Findings); err != nil {
 			return &exitError{code: exitInternal, err: fmt.Errorf("the report is complete, but the findings were not indexed: %w", err)}
 		}
 	}

@@ -34,8 +34,17 @@ func addESFlags(f *pflag.FlagSet) {
 
 // addESFindingsFlags declares the flags of the findings sink.
 func addESFindingsFlags(f *pflag.FlagSet) {
-	f.Bool("es.write-findings", false, "also index the findings into the same cluster (daily indices PREFIX-YYYY.MM.DD, template installed)")
+	f.Bool("es.write-findings", false, "also index the findings into Elasticsearch (daily indices PREFIX-YYYY.MM.DD, template installed)")
 	f.String("es.findings-prefix", esfindings.DefaultPrefix, "index name prefix and template name of the findings")
+	f.StringSlice("es.findings-url", nil, "Elasticsearch URL the findings go to (repeatable; default --es.url); the es.* credentials apply")
+}
+
+// esConn reads the connection flags.
+func esConn(v *viper.Viper, urls []string) esclient.Conn {
+	return esclient.Conn{
+		URLs: urls, APIKey: v.GetString("es.api-key"), Username: v.GetString("es.username"), Password: v.GetString("es.password"),
+		CAFile: v.GetString("es.ca-file"), Timeout: v.GetDuration("es.timeout"),
+	}
 }
 
 // esConfig reads the Elasticsearch flags; ok is false when no URL is given.
@@ -64,13 +73,29 @@ func esConfig(v *viper.Viper, since, until time.Time) (cfg es.Config, ok bool, e
 		return es.Config{}, true, fmt.Errorf("--es.cluster needs a cluster field in the mapping (--es.field cluster=FIELD)")
 	}
 	return es.Config{
-		Conn: esclient.Conn{
-			URLs: urls, APIKey: v.GetString("es.api-key"), Username: v.GetString("es.username"), Password: v.GetString("es.password"),
-			CAFile: v.GetString("es.ca-file"), Timeout: v.GetDuration("es.timeout"),
-		},
+		Conn:  esConn(v, urls),
 		Index: v.GetString("es.index"), Mapping: m, Cluster: v.GetString("es.cluster"), Since: since, Until: until,
 		Slices: v.GetInt("es.slices"), RateLimit: v.GetFloat64("es.rate-limit"),
 	}, true, nil
+}
+
+// esFindingsConfig reads the findings sink's flags: nil without
+// --es.write-findings. Its cluster is --es.cluster, else cluster.
+func esFindingsConfig(v *viper.Viper, cluster string) (*esfindings.Config, error) {
+	if !v.GetBool("es.write-findings") {
+		return nil, nil
+	}
+	urls := v.GetStringSlice("es.url")
+	if v.IsSet("es.findings-url") {
+		urls = v.GetStringSlice("es.findings-url")
+	}
+	if len(urls) == 0 {
+		return nil, fmt.Errorf("--es.write-findings needs --es.findings-url or --es.url")
+	}
+	if c := v.GetString("es.cluster"); c != "" {
+		cluster = c
+	}
+	return &esfindings.Config{Conn: esConn(v, urls), Prefix: v.GetString("es.findings-prefix"), Cluster: cluster}, nil
 }
 
 // esUnreachable is a source that cannot be used: not reachable, not
@@ -92,9 +117,9 @@ func analyzeES(ctx context.Context, opt analysis.Options, cfg es.Config) (*analy
 	return analysis.RunDocuments(ctx, opt, src)
 }
 
-// writeFindingsES indexes a run's findings into the source's cluster.
-func writeFindingsES(ctx context.Context, v *viper.Viper, cfg es.Config, findings []detectors.Finding) error {
-	sink, err := esfindings.New(esfindings.Config{Conn: cfg.Conn, Prefix: v.GetString("es.findings-prefix"), Cluster: cfg.Cluster})
+// writeFindingsES indexes a run's findings.
+func writeFindingsES(ctx context.Context, cfg esfindings.Config, findings []detectors.Finding) error {
+	sink, err := esfindings.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -89,3 +89,22 @@ func TestAnalyzeElasticsearchUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// A bundle run indexes its findings into Elasticsearch with
+// --es.write-findings --es.findings-url.
+func TestAnalyzeBundleWritesFindingsToElasticsearch(t *testing.T) {
+	srv := esstandin.New()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	code, out, stderr := runCLI(t, "analyze", "--format", "json", "--es.write-findings", "--es.findings-url", hs.URL, "--es.cluster", "prod1", sample)
+	if code != exitFindings {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	docs := srv.Docs("ozdoctor-findings-*")
+	if n := len(findingNames(t, out)); len(docs) != n || n == 0 {
+		t.Fatalf("%d documents for %d findings", len(docs), n)
+	}
+	if docs[0].Source["cluster"] != "prod1" {
+		t.Errorf("cluster: %v", docs[0].Source["cluster"])
+	}
+}

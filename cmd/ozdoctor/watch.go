@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -69,6 +70,7 @@ completes. Its position in event time is part of the checkpoint.`,
 	f.Bool("json", true, "write every alert transition as a JSON line on stdout")
 	f.Bool("check-config", false, "check the configuration and exit")
 	addESFlags(f)
+	addESFindingsFlags(f)
 	f.Duration("es.poll", 10*time.Second, "with --es.url: how often the next window of documents is read")
 	f.Duration("es.settle", time.Minute, "with --es.url: how far behind the wall clock a window ends (above the shippers' delivery delay)")
 	f.Duration("es.look-back", time.Hour, "with --es.url: how far back the first start reads")
@@ -117,6 +119,9 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		Alertmanager: alertmanager.Config{URLs: v.GetStringSlice("alertmanager.url"), Cluster: v.GetString("cluster"),
 			RunbookBase: v.GetString("runbook-base")},
 		Version: version, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
+	if cfg.ESFindings, err = esFindingsConfig(v, v.GetString("cluster")); err != nil {
+		return usageErrorf("%w", err)
+	}
 	if fromES {
 		cfg.ES = &daemon.ESConfig{Source: esCfg, Poll: v.GetDuration("es.poll"), Settle: v.GetDuration("es.settle"),
 			LookBack: v.GetDuration("es.look-back")}
@@ -128,6 +133,9 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		what := fmt.Sprintf("%d log pattern(s)", len(logs))
 		if fromES {
 			what = "Elasticsearch index " + esCfg.Index
+		}
+		if cfg.ESFindings != nil {
+			what += ", findings to Elasticsearch " + strings.Join(cfg.ESFindings.URLs, ",")
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "configuration ok: %s, state in %s, %d Alertmanager(s)\n",
 			what, cfg.StateDir, len(cfg.Alertmanager.URLs))

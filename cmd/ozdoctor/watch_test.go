@@ -187,6 +187,8 @@ func TestWatchElasticsearchConfig(t *testing.T) {
 		{[]string{"--es.url", "http://127.0.0.1:9200", "--es.index", "x", "--logs", "/var/log/ozone/*.log"}, exitUsage, "not both"},
 		{[]string{"--es.url", "http://127.0.0.1:9200"}, exitUsage, "--es.index is needed"},
 		{[]string{"--es.url", "http://127.0.0.1:9200", "--es.index", "x", "--es.settle", "0s"}, exitUsage, "--es.settle"},
+		{[]string{"--logs", "/var/log/ozone/*.log", "--es.write-findings", "--es.findings-url", "http://127.0.0.1:9200"}, exitOK, "findings to Elasticsearch http://127.0.0.1:9200"},
+		{[]string{"--logs", "/var/log/ozone/*.log", "--es.write-findings"}, exitUsage, "needs --es.findings-url or --es.url"},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(append(append([]string{"watch"}, c.args...), "--check-config"), &out, &errOut)

@@ -25,11 +25,13 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/internal/atomicfile"
 	"github.com/ozdoctor/ozdoctor/internal/stream"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/tail"
 	"github.com/ozdoctor/ozdoctor/sinks"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
+	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 	"github.com/ozdoctor/ozdoctor/sinks/metrics"
 )
 
@@ -54,7 +56,10 @@ type Config struct {
 	Pipeline analysis.Options
 	// Alertmanager, if its URLs are set, receives the alerts.
 	Alertmanager alertmanager.Config
-	Version      string
+	// ESFindings, if set, receives the findings and their transitions
+	// (daily ozdoctor-findings indices) through a queue in StateDir.
+	ESFindings *elasticsearch.Config
+	Version    string
 	// Findings, if set, receives every transition as one JSON line.
 	Findings io.Writer
 	// Now is the wall clock; default time.Now.
@@ -71,6 +76,7 @@ type Daemon struct {
 	es      *esFollow    // nil when following files
 	follows map[string]*follow
 	am      *alertmanager.Sink
+	esq     *elasticsearch.Queue
 	metrics *metrics.Metrics
 	sources map[string]*metrics.Source
 	saved   time.Time // wall time of the last checkpoint
@@ -128,6 +134,16 @@ func New(cfg Config) (*Daemon, error) {
 			return nil, err
 		}
 	}
+	if cfg.ESFindings != nil {
+		sink, err := elasticsearch.New(*cfg.ESFindings)
+		if err != nil {
+			return nil, err
+		}
+		if d.esq, err = sink.NewQueue(elasticsearch.QueueConfig{StateDir: cfg.StateDir},
+			func(f detectors.Finding) detectors.Finding { return d.pipe.Engine().Finalize(f) }); err != nil {
+			return nil, err
+		}
+	}
 	mo := metrics.Options{Version: cfg.Version, Detectors: docs}
 	if d.am != nil {
 		mo.Alertmanager = d.am
@@ -180,6 +196,9 @@ func (d *Daemon) observe(t detectors.Transition) {
 	if d.am != nil {
 		d.am.Observe(t)
 	}
+	if d.esq != nil {
+		d.esq.Observe(t)
+	}
 	if d.cfg.Findings != nil && !t.Update() {
 		line, _ := json.Marshal(struct {
 			At          time.Time         `json:"at"`
@@ -203,6 +222,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}
 		if d.am != nil {
 			d.am.Tick(d.cfg.Now())
+		}
+		if d.esq != nil {
+			d.esq.Tick(ctx, d.cfg.Now())
 		}
 		select {
 		case <-ctx.Done():
@@ -309,6 +331,10 @@ func (d *Daemon) stats(now time.Time) metrics.Stats {
 	if d.es != nil {
 		st.Sources = append(st.Sources, d.es.stats)
 	}
+	if d.esq != nil {
+		q := d.esq.Stats()
+		st.ESFindings = &q
+	}
 	return st
 }
 
@@ -332,7 +358,7 @@ func (d *Daemon) checkpoint(now time.Time) error {
 		if err != nil {
 			return err
 		}
-		return writeFileAtomic(filepath.Join(d.cfg.StateDir, checkpointFile), data)
+		return atomicfile.Write(filepath.Join(d.cfg.StateDir, checkpointFile), data)
 	}
 	positions := d.tailer.Positions()
 	for i, p := range positions {
@@ -346,40 +372,7 @@ func (d *Daemon) checkpoint(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(d.cfg.StateDir, checkpointFile), data)
-}
-
-// writeFileAtomic replaces path with data: a temporary file beside it,
-// synced, renamed over it, and the directory synced.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".checkpoint-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if df, err := os.Open(dir); err == nil {
-		df.Sync()
-		df.Close()
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(d.cfg.StateDir, checkpointFile), data)
 }
 
 // Alerts returns the alerts the engine remembers, finalized.

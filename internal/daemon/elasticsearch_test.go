@@ -19,6 +19,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/internal/esstandin"
 	"github.com/ozdoctor/ozdoctor/parsers/es"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
+	esfindings "github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 )
 
 // alertStore keeps the alerts posted to it the way Alertmanager identifies
@@ -96,6 +97,7 @@ func TestWatchElasticsearchResumesAfterKill(t *testing.T) {
 			Poll: 10 * time.Second, Settle: time.Minute, LookBack: time.Hour},
 		StateDir: t.TempDir(), CheckpointEvery: 15 * time.Minute, Pipeline: opt, Findings: &out, Now: clk.now,
 		Alertmanager: alertmanager.Config{URLs: []string{am.URL}, Cluster: "prod1"},
+		ESFindings:   &esfindings.Config{Conn: esclient.Conn{URLs: []string{hs.URL}}, Cluster: "prod1"},
 	}
 	d, err := New(cfg)
 	if err != nil {
@@ -109,6 +111,7 @@ func TestWatchElasticsearchResumesAfterKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.am.Tick(clk.t)
+		d.esq.Tick(ctx, clk.t)
 		// Killed at 10:26, past the start of HDDS-17674 (10:10) and before
 		// its end, 6 minutes after the last checkpoint (10:20... or earlier).
 		if !killed && !clk.t.Before(time.Date(2026, 8, 23, 10, 26, 0, 0, time.UTC)) {
@@ -141,5 +144,33 @@ func TestWatchElasticsearchResumesAfterKill(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"to":"firing"`) {
 		t.Error("no transition on the findings stream")
+	}
+	// Elasticsearch holds one document per alert the engine raised (and
+	// one per transition), none twice although the restart replayed the
+	// windows after the checkpoint.
+	fps, changes := map[string]bool{}, map[string]bool{}
+	for line := range strings.Lines(out.String()) {
+		var tr struct {
+			Fingerprint, To string
+			At              time.Time
+		}
+		json.Unmarshal([]byte(line), &tr)
+		fps[tr.Fingerprint] = true
+		changes[tr.Fingerprint+tr.To+tr.At.String()] = true
+	}
+	findings, transitions := 0, 0
+	for _, doc := range srv.Docs("ozdoctor-findings-*") {
+		switch doc.Source["kind"] {
+		case "finding":
+			findings++
+		case "transition":
+			transitions++
+		}
+	}
+	if findings != len(fps) || transitions != len(changes) {
+		t.Errorf("%d finding and %d transition documents for %d alerts and %d distinct transitions", findings, transitions, len(fps), len(changes))
+	}
+	if st := d.esq.Stats(); st.Queue != 0 || st.Dropped != 0 {
+		t.Errorf("findings queue: %+v", st)
 	}
 }

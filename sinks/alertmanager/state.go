@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/ozdoctor/ozdoctor/internal/atomicfile"
 )
 
 // stateVersion is the version of the state file's layout.
@@ -76,7 +78,7 @@ func (s *Sink) save() {
 	}
 	b, err := json.Marshal(p)
 	if err == nil {
-		err = writeAtomic(s.cfg.StateDir, stateFile, b)
+		err = atomicfile.Write(filepath.Join(s.cfg.StateDir, stateFile), b)
 	}
 	if err != nil {
 		s.stateError(fmt.Errorf("write alertmanager state: %w", err))
@@ -88,36 +90,4 @@ func (s *Sink) save() {
 func (s *Sink) stateError(err error) {
 	s.stateErr = err.Error()
 	s.stateErrs++
-}
-
-// writeAtomic replaces dir/name with b: a temporary file in dir, synced,
-// renamed over the old one, and the directory synced.
-func writeAtomic(dir, name string, b []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+name+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }

@@ -146,22 +146,38 @@ func (s *Sink) Check(ctx context.Context) error { return s.client.Check(ctx) }
 // refuses fails the write with its reason; retrying the whole write is
 // safe (the IDs make it idempotent).
 func (s *Sink) Write(ctx context.Context, docs []Doc) error {
+	statuses, reasons, err := s.bulk(ctx, docs)
+	if err != nil {
+		return err
+	}
+	var failed []string
+	for i, st := range statuses {
+		if st >= 300 {
+			failed = append(failed, fmt.Sprintf("%s: %d %s", docs[i].ID, st, reasons[i]))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("elasticsearch bulk: %d of %d documents refused: %s", len(failed), len(docs), strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// bulk sends docs and returns each one's status and error reason.
+func (s *Sink) bulk(ctx context.Context, docs []Doc) (statuses []int, reasons []string, err error) {
 	if len(docs) == 0 {
-		return nil
+		return nil, nil, nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for _, d := range docs {
 		_ = enc.Encode(map[string]any{"index": map[string]any{"_index": d.Index, "_id": d.ID}})
 		if err := enc.Encode(d.Body); err != nil {
-			return fmt.Errorf("elasticsearch bulk: %w", err)
+			return nil, nil, fmt.Errorf("elasticsearch bulk: %w", err)
 		}
 	}
 	var res struct {
-		Errors bool `json:"errors"`
-		Items  []map[string]struct {
-			ID     string `json:"_id"`
-			Status int    `json:"status"`
+		Items []map[string]struct {
+			Status int `json:"status"`
 			Error  struct {
 				Type   string `json:"type"`
 				Reason string `json:"reason"`
@@ -171,18 +187,19 @@ func (s *Sink) Write(ctx context.Context, docs []Doc) error {
 	if _, err := s.client.Do(ctx, "bulk", func(ctx context.Context) (*esapi.Response, error) {
 		return s.client.Bulk(bytes.NewReader(buf.Bytes()), s.client.Bulk.WithContext(ctx))
 	}, &res); err != nil {
-		return err
+		return nil, nil, err
 	}
-	if !res.Errors {
-		return nil
+	if len(res.Items) != len(docs) {
+		return nil, nil, fmt.Errorf("elasticsearch bulk: %d answers for %d documents", len(res.Items), len(docs))
 	}
-	var failed []string
-	for _, item := range res.Items {
+	statuses, reasons = make([]int, len(docs)), make([]string, len(docs))
+	for i, item := range res.Items {
 		for _, r := range item {
-			if r.Status >= 300 {
-				failed = append(failed, fmt.Sprintf("%s: %d %s: %s", r.ID, r.Status, r.Error.Type, r.Error.Reason))
+			statuses[i] = r.Status
+			if r.Error.Type != "" {
+				reasons[i] = r.Error.Type + ": " + r.Error.Reason
 			}
 		}
 	}
-	return fmt.Errorf("elasticsearch bulk: %d of %d documents refused: %s", len(failed), len(docs), strings.Join(failed, "; "))
+	return statuses, reasons, nil
 }

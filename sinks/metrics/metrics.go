@@ -27,6 +27,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
+	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 )
 
 // Options configure Metrics.
@@ -60,6 +61,8 @@ type Stats struct {
 	MergerQueued int // signals held by the merger, waiting for their turn
 	Scrapes      []Scrape
 	Engine       detectors.EngineStats
+	// ESFindings is the queue of findings to Elasticsearch, if any.
+	ESFindings *elasticsearch.QueueStats
 }
 
 // Source is one input: a followed log file (or glob), an Elasticsearch
@@ -247,6 +250,11 @@ var (
 		"Whether the last request to an Alertmanager succeeded or none failed yet (1), or it is being retried (0).", []string{"url"}, nil)
 	descAMStateErrors = prometheus.NewDesc("ozdoctor_alertmanager_state_errors_total",
 		"Failures to read or write the Alertmanager queues in the state directory (the queues are then kept in memory).", nil, nil)
+	descESQueue = prometheus.NewDesc("ozdoctor_elasticsearch_findings_queue_length",
+		"Finding and transition documents waiting to be indexed into Elasticsearch.", nil, nil)
+	descESDocuments = prometheus.NewDesc("ozdoctor_elasticsearch_findings_documents_total",
+		"Finding and transition documents sent to Elasticsearch by result: sent (indexed), failed (in a request to retry), dropped (refused with a 4xx or pushed out of a full queue).",
+		[]string{"result"}, nil)
 	descBuild = prometheus.NewDesc("ozdoctor_build_info",
 		"A metric with a constant 1 labelled by the version of ozdoctor and the Go version that built it.",
 		[]string{"version", "goversion"}, nil)
@@ -259,7 +267,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descActive, descPending, descTransitions, descEscalations, descSignals,
 		descRecords, descBytes, descParseErrors, descLag, descStateEntries, descStateLimit, descStateEvicted,
 		descMerger, descLate, descExpired, descEvicted, descScrapeUp, descScrapeDuration, descAMQueue,
-		descAMNotifications, descAMUp, descAMStateErrors, descBuild} {
+		descAMNotifications, descAMUp, descAMStateErrors, descESQueue, descESDocuments, descBuild} {
 		ch <- d
 	}
 }
@@ -347,6 +355,12 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(descAMUp, up, t.URL)
 		}
 		counter(descAMStateErrors, float64(as.StateErrors))
+	}
+	if q := s.ESFindings; q != nil {
+		gauge(descESQueue, float64(q.Queue))
+		counter(descESDocuments, float64(q.Sent), "sent")
+		counter(descESDocuments, float64(q.Failed), "failed")
+		counter(descESDocuments, float64(q.Dropped), "dropped")
 	}
 	gauge(descBuild, 1, m.opt.Version, runtime.Version())
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
+	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 )
 
 var t0 = time.Date(2026, 8, 23, 10, 0, 0, 0, time.UTC)
@@ -159,6 +160,7 @@ func runtimeStats() Stats {
 		MergerQueued: 12,
 		Scrapes:      []Scrape{{Target: "http://127.0.0.1:9876/prom", Up: true, Duration: 250 * time.Millisecond}, {Target: "http://127.0.0.1:9877/prom"}},
 		Engine:       detectors.EngineStats{Late: 4, Expired: 5, Evicted: 6},
+		ESFindings:   &elasticsearch.QueueStats{Queue: 2, Sent: 30, Failed: 3, Dropped: 1},
 	}
 }
 
@@ -192,6 +194,8 @@ func TestRuntimeFigures(t *testing.T) {
 		"result=sent,url=http://am2:9093": 11})
 	want(t, out, "ozdoctor_alertmanager_up", map[string]float64{"url=http://am1:9093": 0, "url=http://am2:9093": 1})
 	want(t, out, "ozdoctor_alertmanager_state_errors_total", map[string]float64{"": 2})
+	want(t, out, "ozdoctor_elasticsearch_findings_queue_length", map[string]float64{"": 2})
+	want(t, out, "ozdoctor_elasticsearch_findings_documents_total", map[string]float64{"result=sent": 30, "result=failed": 3, "result=dropped": 1})
 }
 
 func TestPrivateRegistry(t *testing.T) {
