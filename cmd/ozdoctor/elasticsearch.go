@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -67,6 +68,11 @@ func esConfig(v *viper.Viper, since, until time.Time) (cfg es.Config, ok bool, e
 	for k, f := range fields {
 		if err := m.Set(k, f); err != nil {
 			return es.Config{}, true, fmt.Errorf("--es.field: %w", err)
+		}
+	}
+	if ca := v.GetString("es.ca-file"); ca != "" {
+		if _, err := os.Stat(ca); err != nil {
+			return es.Config{}, true, fmt.Errorf("--es.ca-file: %w", err)
 		}
 	}
 	if v.GetString("es.cluster") != "" && m.Cluster == "" {

@@ -178,12 +178,16 @@ func TestWatchCheckConfig(t *testing.T) {
 // watch reads Elasticsearch instead of files when given --es.url; the two
 // sources exclude each other and the Elasticsearch settings are checked.
 func TestWatchElasticsearchConfig(t *testing.T) {
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, nil, 0o600)
 	for _, c := range []struct {
 		args []string
 		code int
 		want string
 	}{
 		{[]string{"--es.url", "http://127.0.0.1:9200", "--es.index", "filebeat-*", "--es.cluster", "prod1"}, exitOK, "Elasticsearch index filebeat-*"},
+		{[]string{"--config", "../../deploy/watch-elasticsearch.yaml", "--es.ca-file", "/nonexistent/ca.pem"}, exitUsage, "--es.ca-file"},
+		{[]string{"--config", "../../deploy/watch-elasticsearch.yaml", "--es.ca-file", ca}, exitOK, "Elasticsearch index filebeat-*, findings to Elasticsearch https://es1.example.com:9200,https://es2.example.com:9200"},
 		{[]string{"--es.url", "http://127.0.0.1:9200", "--es.index", "x", "--logs", "/var/log/ozone/*.log"}, exitUsage, "not both"},
 		{[]string{"--es.url", "http://127.0.0.1:9200"}, exitUsage, "--es.index is needed"},
 		{[]string{"--es.url", "http://127.0.0.1:9200", "--es.index", "x", "--es.settle", "0s"}, exitUsage, "--es.settle"},
