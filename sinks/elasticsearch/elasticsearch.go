@@ -5,10 +5,10 @@
 // "ozdoctor-findings" by default) through an index template with an
 // explicit mapping that the sink installs. A finding is one document whose
 // ID is its fingerprint (detector and key), in the index of the day its
-// incident started, replaced as the finding changes; each transition of its
-// alert (pending, firing, resolved, escalated) is one more document whose ID
-// is the fingerprint, the new state and the time, in the index of the day
-// it happened. IDs are deterministic, so sending the same finding or
+// incident started (after the cluster's name when one is configured),
+// replaced as the finding changes; each transition of its alert (pending,
+// firing, resolved, escalated, withdrawn) is one more document whose ID is
+// that, the new state and the time, in the index of the day it happened. IDs are deterministic, so sending the same finding or
 // transition again replaces a document and never adds a second one.
 package elasticsearch
 
@@ -63,7 +63,7 @@ type Doc struct {
 // FindingDoc is a finding's document.
 func (s *Sink) FindingDoc(f detectors.Finding) Doc {
 	fp := detectors.Fingerprint(f.Detector, f.Key)
-	return Doc{Index: s.index(f.Start), ID: fp, Body: s.body("finding", fp, f.Start, f)}
+	return Doc{Index: s.index(f.Start), ID: s.id(fp), Body: s.body("finding", fp, f.Start, f)}
 }
 
 // TransitionDoc is the document of one transition of a finding's alert.
@@ -72,8 +72,18 @@ func (s *Sink) TransitionDoc(t detectors.Transition) Doc {
 	b["previous_state"] = string(t.From)
 	b["state"] = string(t.To)
 	b["escalated"] = t.Escalated
-	id := fmt.Sprintf("%s-%s-%d", t.Fingerprint, t.To, t.At.UnixNano())
+	id := fmt.Sprintf("%s-%s-%d", s.id(t.Fingerprint), t.To, t.At.UnixNano())
 	return Doc{Index: s.index(t.At), ID: id, Body: b}
+}
+
+// id is a finding's document ID: its fingerprint, after the cluster's name
+// when there is one, so that clusters sharing the indices never replace
+// each other's findings.
+func (s *Sink) id(fingerprint string) string {
+	if s.cfg.Cluster == "" {
+		return fingerprint
+	}
+	return s.cfg.Cluster + "-" + fingerprint
 }
 
 func (s *Sink) index(t time.Time) string { return s.cfg.Prefix + "-" + t.UTC().Format("2006.01.02") }

@@ -89,12 +89,22 @@ func TestFindingsIndexedOnce(t *testing.T) {
 	got := srv.Docs(sink.FindingDoc(f).Index)
 	found := false
 	for _, d := range got {
-		if d.ID == detectors.Fingerprint(f.Detector, f.Key) {
+		if d.ID == "prod1-"+detectors.Fingerprint(f.Detector, f.Key) {
 			found = d.Source["title"] == f.Title && d.Source["severity"] == f.Severity.String() && d.Source["kind"] == "finding"
 		}
 	}
 	if !found {
 		t.Errorf("no finding document for %s", f)
+	}
+
+	// Another cluster's finding of the same detector and key is a document
+	// of its own.
+	other, _ := elasticsearch.New(elasticsearch.Config{Conn: esclient.Conn{URLs: []string{hs.URL}}, Cluster: "prod2"})
+	if err := other.Write(ctx, []elasticsearch.Doc{other.FindingDoc(f)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Docs("ozdoctor-findings-*")); n != len(stored)+1 {
+		t.Errorf("prod2's finding replaced prod1's: %d documents, want %d", n, len(stored)+1)
 	}
 }
 

@@ -64,10 +64,17 @@ func TestQueueSurvivesOutageAndRestart(t *testing.T) {
 	if len(docs) != 3 {
 		t.Fatalf("%d documents, want the finding and two transitions", len(docs))
 	}
+	found := false
 	for _, d := range docs {
-		if d.ID == fp && (d.Source["state"] != "resolved" || d.Source["summary"] != "more evidence") {
-			t.Errorf("the finding's document is not its latest state: %v", d.Source)
+		if d.ID == "prod1-"+fp {
+			found = true
+			if d.Source["state"] != "resolved" || d.Source["summary"] != "more evidence" {
+				t.Errorf("the finding's document is not its latest state: %v", d.Source)
+			}
 		}
+	}
+	if !found {
+		t.Error("no document for the finding")
 	}
 	if srv.Template("ozdoctor-findings") == nil {
 		t.Error("no template installed")
