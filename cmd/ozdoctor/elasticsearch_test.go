@@ -36,10 +36,7 @@ func TestAnalyzeFromElasticsearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts := map[string]string{}
-	for _, f := range res.Coverage.Files {
-		hosts[f.Path] = f.Host
-	}
+	hosts := esstandin.Hosts(res.Coverage)
 	srv := esstandin.New()
 	if _, err := esstandin.LoadBundle(srv, "filebeat-ozone-2026.08.23", sample, hosts, "prod1", true); err != nil {
 		t.Fatal(err)

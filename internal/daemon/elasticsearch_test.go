@@ -75,10 +75,7 @@ func TestWatchElasticsearchResumesAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := summary(batch.Findings)
-	hosts := map[string]string{}
-	for _, f := range batch.Coverage.Files {
-		hosts[f.Path] = f.Host
-	}
+	hosts := esstandin.Hosts(batch.Coverage)
 	srv := esstandin.New()
 	if _, err := esstandin.LoadBundle(srv, "filebeat-ozone", sample, hosts, "prod1", true); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/log4j"
@@ -83,4 +84,14 @@ func LoadBundle(s *Server, index, path string, hosts map[string]string, cluster 
 		return nil
 	})
 	return all, err
+}
+
+// Hosts maps each file of a bundle run's coverage to the host the run
+// learned for it, as LoadBundle takes it.
+func Hosts(cov analysis.Coverage) map[string]string {
+	hosts := make(map[string]string, len(cov.Files))
+	for _, f := range cov.Files {
+		hosts[f.Path] = f.Host
+	}
+	return hosts
 }

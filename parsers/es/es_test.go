@@ -67,10 +67,7 @@ func bundleRun(t testing.TB) (*analysis.Result, map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts := map[string]string{}
-	for _, f := range res.Coverage.Files {
-		hosts[f.Path] = f.Host
-	}
+	hosts := esstandin.Hosts(res.Coverage)
 	return res, hosts
 }
 
@@ -107,14 +104,14 @@ func TestEquivalenceWithBundle(t *testing.T) {
 		name   string
 		folded bool
 	}{{"folded", true}, {"per-line", false}} {
-		for _, slices := range []int{1, 3} {
-			t.Run(shape.name+"/"+string(rune('0'+slices)), func(t *testing.T) {
+		for _, n := range []int{1, 3} {
+			t.Run(shape.name+"/"+string(rune('0'+n)), func(t *testing.T) {
 				srv := esstandin.New()
 				hs := httptest.NewServer(srv)
 				defer hs.Close()
 				total, candidates := loadBundle(t, srv, sample, hosts, shape.folded)
 				cfg := ecsConfig(t, hs.URL)
-				cfg.Slices = slices
+				cfg.Slices = n
 				src, err := es.New(cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -144,7 +141,7 @@ func TestEquivalenceWithBundle(t *testing.T) {
 				}
 				st := src.Stats()
 				t.Logf("%s, %d slice(s): %d of %d documents transferred (%.1f%%), %d requests, %d bytes",
-					shape.name, slices, st.Documents, total, 100*float64(st.Documents)/float64(total), st.Requests, st.Bytes)
+					shape.name, n, st.Documents, total, 100*float64(st.Documents)/float64(total), st.Requests, st.Bytes)
 
 				src, _ = es.New(cfg)
 				res, err := analysis.RunDocuments(context.Background(), analysis.Options{Detectors: registry.All()}, src)
@@ -155,15 +152,13 @@ func TestEquivalenceWithBundle(t *testing.T) {
 				for _, f := range res.Findings {
 					gotIDs = append(gotIDs, identity(f))
 				}
-				if !slicesEqual(gotIDs, wantIDs) {
+				if !slices.Equal(gotIDs, wantIDs) {
 					t.Errorf("findings differ from the bundle run:\n got %q\nwant %q", gotIDs, wantIDs)
 				}
 			})
 		}
 	}
 }
-
-func slicesEqual(a, b []string) bool { return slices.Equal(a, b) }
 
 // 429 and 5xx answers are retried; a malformed answer is a clear error.
 func TestRetriesAndMalformedAnswers(t *testing.T) {
