@@ -155,6 +155,10 @@ func TestRemovalCompletion(t *testing.T) {
 	if s.Container != 2018 || s.Group != "group-82AA09A3DA8C" {
 		t.Errorf("container log: %+v", s)
 	}
+	// The text glued into another field is not the template's last column.
+	if got := dnMatchKind(t, "", "ID=2018 | Index=0 | BCSID=159 | State=QUASI_CLOSED | Note=noRatis group removed", ContainerQuasiClosed); len(got) != 0 {
+		t.Errorf("glued text matched: %+v", got)
+	}
 	// The OPEN->CLOSING line of the same log is not a quasi-close.
 	if got := dnMatchKind(t, "", "ID=2018 | Index=0 | BCSID=159 | State=CLOSING | Volume=/mnt/disk1 | DataChecksum=0 |", ContainerQuasiClosed); len(got) != 0 {
 		t.Errorf("CLOSING line matched: %+v", got)
