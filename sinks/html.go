@@ -71,6 +71,7 @@ const (
 )
 
 type htmlPage struct {
+	Cluster     string
 	Findings    []htmlFinding
 	Counts      []sevCount
 	Total       int
@@ -133,7 +134,7 @@ var severityIcons = map[detectors.Severity]string{detectors.Critical: "✖", det
 
 func newHTMLPage(r *Report) htmlPage {
 	c := r.Coverage
-	p := htmlPage{Cov: c, Total: len(r.Findings), Bytes: humanBytes(c.Totals.Bytes)}
+	p := htmlPage{Cluster: r.Cluster, Cov: c, Total: len(r.Findings), Bytes: humanBytes(c.Totals.Bytes)}
 	n := map[detectors.Severity]int{}
 	for _, f := range r.Findings {
 		n[f.Severity]++

@@ -13,7 +13,11 @@ type markdownSink struct{ w io.Writer }
 func (s markdownSink) Write(r *Report) error {
 	w := bufio.NewWriter(s.w)
 	c := r.Coverage
-	fmt.Fprintf(w, "# ozdoctor report\n\n%d findings", len(r.Findings))
+	fmt.Fprint(w, "# ozdoctor report")
+	if r.Cluster != "" {
+		fmt.Fprintf(w, ": cluster %s", mdEscape(r.Cluster))
+	}
+	fmt.Fprintf(w, "\n\n%d findings", len(r.Findings))
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(w, " (%s)", counts(r.Findings))
 	}

@@ -43,11 +43,13 @@ func New(format string, w io.Writer) (Sink, error) {
 type jsonSink struct{ w io.Writer }
 
 // Write emits one JSON document: {"findings": [...], "coverage": {...}}.
-func (s jsonSink) Write(r *Report) error {
-	enc := json.NewEncoder(s.w)
+func (s jsonSink) Write(r *Report) error { return encodeJSON(s.w, r) }
+
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // counts returns "1 critical, 2 warning" for findings.
@@ -134,4 +136,35 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// WriteReports writes one report as New's sink does, or several clusters'
+// reports as one output: JSON {"clusters": [report, ...]}, text and Markdown
+// one report after the other. An HTML page holds one report.
+func WriteReports(format string, w io.Writer, reports []*Report) error {
+	sink, err := New(format, w)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(reports) == 1:
+		return sink.Write(reports[0])
+	case format == "json":
+		return encodeJSON(w, struct {
+			Clusters []*Report `json:"clusters"`
+		}{reports})
+	case format == "html":
+		return fmt.Errorf("an HTML page holds one report, not %d", len(reports))
+	}
+	for i, r := range reports {
+		if i > 0 {
+			if _, err := fmt.Fprint(w, "\n\n"); err != nil {
+				return err
+			}
+		}
+		if err := sink.Write(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

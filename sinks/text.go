@@ -20,10 +20,14 @@ const textEvidence = 10
 func (s textSink) Write(r *Report) error {
 	w := bufio.NewWriter(s.w)
 	c := r.Coverage
+	fmt.Fprint(w, "ozdoctor: ")
+	if r.Cluster != "" {
+		fmt.Fprintf(w, "cluster %s: ", r.Cluster)
+	}
 	if len(r.Findings) == 0 {
-		fmt.Fprintf(w, "ozdoctor: no findings in %d files from %d hosts (%s to %s)\n", c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
+		fmt.Fprintf(w, "no findings in %d files from %d hosts (%s to %s)\n", c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
 	} else {
-		fmt.Fprintf(w, "ozdoctor: %d findings (%s) in %d files from %d hosts (%s to %s)\n", len(r.Findings), counts(r.Findings), c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
+		fmt.Fprintf(w, "%d findings (%s) in %d files from %d hosts (%s to %s)\n", len(r.Findings), counts(r.Findings), c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
 	}
 	for i, f := range sorted(r.Findings) {
 		fmt.Fprintf(w, "\n[%d] %s  %s  %s\n", i+1, strings.ToUpper(f.Severity.String()), f.Defect, f.Title)

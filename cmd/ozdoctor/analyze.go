@@ -113,6 +113,14 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	case !fromES && len(args) == 0:
 		return usageErrorf("nothing to analyse: give PATHs or --es.url")
 	}
+	clusters, _ := esClusters(v) // checked by esConfig
+	several := len(clusters) > 1 || (len(clusters) == 1 && clusters[0] == allClusters)
+	switch {
+	case several && !fromES:
+		return usageErrorf("--es.cluster: a bundle is one cluster; name it once")
+	case several && format == "html" && !strings.Contains(output, clusterPlaceholder):
+		return usageErrorf("--format html: a page holds one cluster's report; put %s in --output for a page per cluster", clusterPlaceholder)
+	}
 	findingsES, err := esFindingsConfig(v, "")
 	if err != nil {
 		return usageErrorf("%w", err)
@@ -125,18 +133,24 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var res *analysis.Result
+	var reports []*analysis.Result
 	if fromES {
-		res, err = analyzeES(ctx, opt, esCfg)
+		reports, err = analyzeES(ctx, opt, esCfg, clusters)
 		args = esCfg.URLs
 	} else {
-		res, err = analysis.Run(ctx, opt)
+		var res *analysis.Result
+		if res, err = analysis.Run(ctx, opt); res != nil {
+			res.Cluster = oneCluster(clusters)
+			reports = append(reports, res)
+		}
 	}
 	var unreachable *esUnreachable
 	switch {
 	case errors.Is(err, analysis.ErrNoInput):
-		if werr := writeReport(format, output, cmd.OutOrStdout(), res); werr != nil {
-			return &exitError{code: exitInternal, err: werr}
+		if len(reports) > 0 {
+			if werr := writeReports(format, output, cmd.OutOrStdout(), reports); werr != nil {
+				return &exitError{code: exitInternal, err: werr}
+			}
 		}
 		return &exitError{code: exitUsage, err: fmt.Errorf("no input could be read from %s", strings.Join(args, ", "))}
 	case errors.As(err, &unreachable):
@@ -144,32 +158,53 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	case err != nil:
 		return &exitError{code: exitInternal, err: err}
 	}
-	if err := writeReport(format, output, cmd.OutOrStdout(), res); err != nil {
+	if err := writeReports(format, output, cmd.OutOrStdout(), reports); err != nil {
 		return &exitError{code: exitInternal, err: err}
 	}
-	if findingsES != nil {
-		if err := writeFindingsES(ctx, *findingsES, res.Findings); err != nil {
-			return &exitError{code: exitInternal, err: fmt.Errorf("the report is complete, but the findings were not indexed: %w", err)}
+	failed := false
+	for _, res := range reports {
+		if findingsES != nil {
+			cfg := *findingsES
+			cfg.Cluster = res.Cluster
+			if err := writeFindingsES(ctx, cfg, res.Findings); err != nil {
+				return &exitError{code: exitInternal, err: fmt.Errorf("the report is complete, but the findings were not indexed: %w", err)}
+			}
+		}
+		for _, f := range res.Findings {
+			failed = failed || (failOn != 0 && f.Severity >= failOn)
 		}
 	}
-	for _, f := range res.Findings {
-		if failOn != 0 && f.Severity >= failOn {
-			return &exitError{code: exitFindings}
+	if failed {
+		return &exitError{code: exitFindings}
+	}
+	return nil
+}
+
+// clusterPlaceholder in --output stands for a report's cluster: one file
+// per cluster.
+const clusterPlaceholder = "{cluster}"
+
+// writeReports writes the reports into one output (sinks.WriteReports), or
+// one file per cluster when output holds clusterPlaceholder.
+func writeReports(format, output string, stdout io.Writer, reports []*analysis.Result) error {
+	if !strings.Contains(output, clusterPlaceholder) {
+		return writeOutput(output, stdout, func(w io.Writer) error { return sinks.WriteReports(format, w, reports) })
+	}
+	for _, r := range reports {
+		path := strings.ReplaceAll(output, clusterPlaceholder, r.Cluster)
+		if err := writeOutput(path, stdout, func(w io.Writer) error { return sinks.WriteReports(format, w, []*analysis.Result{r}) }); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// writeReport writes the report to stdout, or with --output to a temporary
+// writeOutput calls write with stdout, or with --output with a temporary
 // file beside the target that is renamed over it once complete, so that a
 // failed run never leaves half a report.
-func writeReport(format, output string, stdout io.Writer, res *analysis.Result) error {
+func writeOutput(output string, stdout io.Writer, write func(io.Writer) error) error {
 	if output == "" {
-		sink, err := sinks.New(format, stdout)
-		if err != nil {
-			return err
-		}
-		return sink.Write(res)
+		return write(stdout)
 	}
 	dir, base := filepath.Split(output)
 	if dir == "" {
@@ -186,11 +221,7 @@ func writeReport(format, output string, stdout io.Writer, res *analysis.Result) 
 			os.Remove(tmp.Name())
 		}
 	}()
-	sink, err := sinks.New(format, tmp)
-	if err != nil {
-		return err
-	}
-	if err := sink.Write(res); err != nil {
+	if err := write(tmp); err != nil {
 		return fmt.Errorf("write report %s: %w", output, err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +25,7 @@ func addESFlags(f *pflag.FlagSet) {
 	f.String("es.index", "", "index pattern of the log documents, e.g. filebeat-* or logs-ozone-*")
 	f.String("es.mapping", "ecs", "document field mapping: "+strings.Join(es.PresetNames(), ", "))
 	f.StringSlice("es.field", nil, "override one field of the mapping, KEY=FIELD with KEY time, message, host, path, offset or cluster (repeatable)")
-	f.String("es.cluster", "", "value of the mapping's cluster field that selects one Ozone cluster")
+	f.StringSlice("es.cluster", nil, "value of the mapping's cluster field that selects one Ozone cluster; analyze: repeatable, '*' for every cluster in the index")
 	f.String("es.api-key", "", "API key (base64 id:key as Kibana shows it; better: OZDOCTOR_ES_API_KEY)")
 	f.String("es.username", "", "basic authentication user")
 	f.String("es.password", "", "basic authentication password (better: OZDOCTOR_ES_PASSWORD)")
@@ -75,18 +77,45 @@ func esConfig(v *viper.Viper, since, until time.Time) (cfg es.Config, ok bool, e
 			return es.Config{}, true, fmt.Errorf("--es.ca-file: %w", err)
 		}
 	}
-	if v.GetString("es.cluster") != "" && m.Cluster == "" {
+	clusters, err := esClusters(v)
+	if err != nil {
+		return es.Config{}, true, err
+	}
+	if len(clusters) > 0 && m.Cluster == "" {
 		return es.Config{}, true, fmt.Errorf("--es.cluster needs a cluster field in the mapping (--es.field cluster=FIELD)")
 	}
 	return es.Config{
 		Conn:  esConn(v, urls),
-		Index: v.GetString("es.index"), Mapping: m, Cluster: v.GetString("es.cluster"), Since: since, Until: until,
+		Index: v.GetString("es.index"), Mapping: m, Cluster: oneCluster(clusters), Since: since, Until: until,
 		Slices: v.GetInt("es.slices"), RateLimit: v.GetFloat64("es.rate-limit"),
 	}, true, nil
 }
 
+// allClusters is the --es.cluster value that stands for every cluster.
+const allClusters = "*"
+
+// esClusters reads --es.cluster: names, or "*" alone.
+func esClusters(v *viper.Viper) ([]string, error) {
+	clusters := v.GetStringSlice("es.cluster")
+	if slices.Contains(clusters, allClusters) && len(clusters) > 1 {
+		return nil, fmt.Errorf("--es.cluster: %q stands for every cluster; give it alone", allClusters)
+	}
+	if slices.Contains(clusters, "") {
+		return nil, fmt.Errorf("--es.cluster: empty cluster name")
+	}
+	return clusters, nil
+}
+
+// oneCluster is the cluster named when exactly one is, else "".
+func oneCluster(clusters []string) string {
+	if len(clusters) == 1 && clusters[0] != allClusters {
+		return clusters[0]
+	}
+	return ""
+}
+
 // esFindingsConfig reads the findings sink's flags: nil without
-// --es.write-findings. Its cluster is --es.cluster, else cluster.
+// --es.write-findings.
 func esFindingsConfig(v *viper.Viper, cluster string) (*esfindings.Config, error) {
 	if !v.GetBool("es.write-findings") {
 		return nil, nil
@@ -98,9 +127,6 @@ func esFindingsConfig(v *viper.Viper, cluster string) (*esfindings.Config, error
 	if len(urls) == 0 {
 		return nil, fmt.Errorf("--es.write-findings needs --es.findings-url or --es.url")
 	}
-	if c := v.GetString("es.cluster"); c != "" {
-		cluster = c
-	}
 	return &esfindings.Config{Conn: esConn(v, urls), Prefix: v.GetString("es.findings-prefix"), Cluster: cluster}, nil
 }
 
@@ -111,8 +137,11 @@ type esUnreachable struct{ err error }
 func (e *esUnreachable) Error() string { return e.err.Error() }
 func (e *esUnreachable) Unwrap() error { return e.err }
 
-// analyzeES analyses the documents of one Elasticsearch source.
-func analyzeES(ctx context.Context, opt analysis.Options, cfg es.Config) (*analysis.Result, error) {
+// analyzeES analyses the documents of an Elasticsearch source, each of
+// clusters ("*": every cluster in the time range) with its own engine, one
+// after the other. A cluster without documents gets an empty report;
+// analysis.ErrNoInput is returned when no cluster had any.
+func analyzeES(ctx context.Context, opt analysis.Options, cfg es.Config, clusters []string) ([]*analysis.Result, error) {
 	src, err := es.New(cfg)
 	if err != nil {
 		return nil, &esUnreachable{err}
@@ -120,7 +149,33 @@ func analyzeES(ctx context.Context, opt analysis.Options, cfg es.Config) (*analy
 	if err := src.Check(ctx); err != nil {
 		return nil, &esUnreachable{err}
 	}
-	return analysis.RunDocuments(ctx, opt, src)
+	if len(clusters) == 1 && clusters[0] == allClusters {
+		if clusters, err = src.Clusters(ctx); err != nil {
+			return nil, err
+		}
+		if len(clusters) == 0 {
+			return nil, fmt.Errorf("%w: no document of any cluster in %s", analysis.ErrNoInput, src.Name())
+		}
+	}
+	if len(clusters) == 0 {
+		res, err := analysis.RunDocuments(ctx, opt, src)
+		return []*analysis.Result{res}, err
+	}
+	var out []*analysis.Result
+	read := false
+	for _, c := range clusters {
+		res, err := analysis.RunDocuments(ctx, opt, src.ForCluster(c))
+		if err != nil && !errors.Is(err, analysis.ErrNoInput) {
+			return nil, fmt.Errorf("cluster %s: %w", c, err)
+		}
+		read = read || err == nil
+		res.Cluster = c
+		out = append(out, res)
+	}
+	if !read {
+		return out, analysis.ErrNoInput
+	}
+	return out, nil
 }
 
 // writeFindingsES indexes a run's findings.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -103,5 +105,92 @@ func TestAnalyzeBundleWritesFindingsToElasticsearch(t *testing.T) {
 	}
 	if docs[0].Source["cluster"] != "prod1" {
 		t.Errorf("cluster: %v", docs[0].Source["cluster"])
+	}
+}
+
+// One run analyses several clusters of one index, each with its own engine:
+// the sample stored as two clusters gives each the bundle's findings, a
+// cluster without documents gets an empty report, and --output with
+// {cluster} writes a page per cluster.
+func TestAnalyzeSeveralClusters(t *testing.T) {
+	res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{sample}, Detectors: registry.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := esstandin.Hosts(res.Coverage)
+	srv := esstandin.New()
+	for _, c := range []string{"prod1", "prod2"} {
+		if _, err := esstandin.LoadBundle(srv, "filebeat-ozone-"+c, sample, hosts, c, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	_, bundleOut, _ := runCLI(t, "analyze", "--format", "json", sample)
+	want := findingNames(t, bundleOut)
+	es := []string{"analyze", "--es.url", hs.URL, "--es.index", "filebeat-ozone-*"}
+
+	code, out, stderr := runCLI(t, append(es, "--format", "json", "--es.cluster", "*", "--es.write-findings")...)
+	if code != exitFindings {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Clusters []struct {
+			Cluster  string
+			Findings json.RawMessage
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Clusters) != 2 || doc.Clusters[0].Cluster != "prod1" || doc.Clusters[1].Cluster != "prod2" {
+		t.Fatalf("clusters: %+v", doc.Clusters)
+	}
+	for _, c := range doc.Clusters {
+		if got := findingNames(t, `{"findings":`+string(c.Findings)+`}`); !slices.Equal(got, want) {
+			t.Errorf("cluster %s: %q, want the bundle's %q", c.Cluster, got, want)
+		}
+	}
+	byCluster := map[any]int{}
+	for _, d := range srv.Docs("ozdoctor-findings-*") {
+		byCluster[d.Source["cluster"]]++
+	}
+	if byCluster["prod1"] != len(want) || byCluster["prod2"] != len(want) || len(byCluster) != 2 {
+		t.Errorf("finding documents by cluster: %v, want %d each of prod1 and prod2", byCluster, len(want))
+	}
+
+	// A named cluster without documents: its report is empty, the other's stands.
+	code, out, stderr = runCLI(t, append(es, "--es.cluster", "prod2", "--es.cluster", "prod3")...)
+	if code != exitFindings || !strings.Contains(out, "ozdoctor: cluster prod2: ") || !strings.Contains(out, "ozdoctor: cluster prod3: no findings in 0 files") {
+		t.Errorf("exit %d, stderr %s, report:\n%s", code, stderr, out)
+	}
+
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, append(es, "--es.cluster", "*", "--format", "html", "--output", filepath.Join(dir, "report-{cluster}.html"))...); code != exitFindings {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, c := range []string{"prod1", "prod2"} {
+		page, err := os.ReadFile(filepath.Join(dir, "report-"+c+".html"))
+		if err != nil || !strings.Contains(string(page), "<h1>ozdoctor report: cluster "+c+"</h1>") {
+			t.Errorf("page of %s: %v", c, err)
+		}
+	}
+}
+
+func TestSeveralClustersUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"analyze", "--es.url", "http://127.0.0.1:1", "--es.index", "x", "--es.cluster", "a", "--es.cluster", "*"}, "give it alone"},
+		{[]string{"analyze", "--es.url", "http://127.0.0.1:1", "--es.index", "x", "--es.cluster", "*", "--format", "html"}, "put {cluster} in --output"},
+		{[]string{"analyze", "--es.cluster", "a", "--es.cluster", "b", sample}, "a bundle is one cluster"},
+		{[]string{"analyze", "--es.url", "http://127.0.0.1:1", "--es.index", "x", "--es.mapping", "ecs", "--es.field", "cluster=", "--es.cluster", "a"}, "needs a cluster field"},
+		{[]string{"watch", "--es.url", "http://127.0.0.1:1", "--es.index", "x", "--es.cluster", "*", "--check-config"}, "run one watch per cluster"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
 	}
 }

@@ -94,6 +94,10 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
+	clusters, _ := esClusters(v) // checked by esConfig
+	if len(clusters) > 0 && oneCluster(clusters) == "" {
+		return usageErrorf("--es.cluster: watch reads one cluster; run one watch per cluster")
+	}
 	logs := v.GetStringSlice("logs")
 	switch {
 	case fromES && v.IsSet("logs"):
@@ -119,7 +123,11 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		Alertmanager: alertmanager.Config{URLs: v.GetStringSlice("alertmanager.url"), Cluster: v.GetString("cluster"),
 			RunbookBase: v.GetString("runbook-base")},
 		Version: version, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
-	if cfg.ESFindings, err = esFindingsConfig(v, v.GetString("cluster")); err != nil {
+	findingsCluster := oneCluster(clusters)
+	if findingsCluster == "" {
+		findingsCluster = v.GetString("cluster")
+	}
+	if cfg.ESFindings, err = esFindingsConfig(v, findingsCluster); err != nil {
 		return usageErrorf("%w", err)
 	}
 	if fromES {

@@ -58,6 +58,9 @@ type Progress struct {
 
 // Result is the outcome of an analysis.
 type Result struct {
+	// Cluster names the Ozone cluster when the source held several (an
+	// Elasticsearch index read per cluster).
+	Cluster  string              `json:"cluster,omitempty"`
 	Findings []detectors.Finding `json:"findings"`
 	Coverage Coverage            `json:"coverage"`
 }

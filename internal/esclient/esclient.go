@@ -12,6 +12,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,13 +94,21 @@ func (c *Client) Do(ctx context.Context, what string, req func(context.Context) 
 		return len(body), fmt.Errorf("elasticsearch %s: reading the answer: %w", what, err)
 	}
 	if res.IsError() {
-		return len(body), fmt.Errorf("elasticsearch %s: %s: %s", what, res.Status(), clip(body))
+		hint := ""
+		if on, _ := strconv.ParseBool(os.Getenv(compatibilityEnv)); on && res.StatusCode == http.StatusBadRequest {
+			hint = " (" + compatibilityEnv + " makes the client ask for REST compatibility with 8, which Elasticsearch 7.17 refuses: unset it)"
+		}
+		return len(body), fmt.Errorf("elasticsearch %s: %s: %s%s", what, res.Status(), clip(body), hint)
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return len(body), fmt.Errorf("elasticsearch %s: malformed answer: %w", what, err)
 	}
 	return len(body), nil
 }
+
+// compatibilityEnv, when true, makes the Go client send the media type
+// "compatible-with=8" with every request.
+const compatibilityEnv = "ELASTIC_CLIENT_APIVERSIONING"
 
 // Check asks the server who it is (the client's product check runs here)
 // and refuses versions other than 8.x and 7.17.
@@ -115,7 +124,7 @@ func (c *Client) Check(ctx context.Context) error {
 		return err
 	}
 	if v := info.Version.Number; !strings.HasPrefix(v, "8.") && !strings.HasPrefix(v, "7.17") {
-		return fmt.Errorf("elasticsearch: version %s is not supported (8.x, or 7.17 in compatibility mode)", v)
+		return fmt.Errorf("elasticsearch: version %s is not supported (8.x or 7.17)", v)
 	}
 	return nil
 }

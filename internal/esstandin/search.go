@@ -177,9 +177,14 @@ func (s *Server) search(index string, body []byte) (int, any) {
 		for i, h := range matched {
 			docs[i] = h.d
 		}
-		aggs, err := aggregate(req.Aggs, docs)
+		n := 0
+		aggs, err := aggregate(req.Aggs, docs, &n)
 		if err != nil {
 			return esError(http.StatusBadRequest, "parsing_exception", err.Error())
+		}
+		if n > s.maxBuckets() {
+			return esError(http.StatusBadRequest, "too_many_buckets_exception", fmt.Sprintf("Trying to create too many buckets. Must be less than or equal to: [%d] but was [%d]. "+
+				"This limit can be set by changing the [search.max_buckets] cluster level setting.", s.maxBuckets(), n))
 		}
 		resp["aggregations"] = aggs
 	}
@@ -721,8 +726,9 @@ func oneField(body json.RawMessage, key string) (string, json.RawMessage, error)
 	return "", nil, nil
 }
 
-// aggregate evaluates terms and date_histogram aggregations.
-func aggregate(aggs map[string]json.RawMessage, docs []*Doc) (map[string]any, error) {
+// aggregate evaluates terms and date_histogram aggregations with min and
+// max of dates below them, adding the buckets made to *n.
+func aggregate(aggs map[string]json.RawMessage, docs []*Doc, n *int) (map[string]any, error) {
 	out := map[string]any{}
 	for _, name := range sortedKeys(aggs) {
 		var spec struct {
@@ -735,10 +741,15 @@ func aggregate(aggs map[string]json.RawMessage, docs []*Doc) (map[string]any, er
 				FixedInterval string `json:"fixed_interval"`
 				MinDocCount   int    `json:"min_doc_count"`
 			} `json:"date_histogram"`
-			Aggs map[string]json.RawMessage `json:"aggs"`
+			Min, Max *fieldSpec
+			Aggs     map[string]json.RawMessage `json:"aggs"`
 		}
 		if err := strictJSON(aggs[name], &spec); err != nil {
 			return nil, fmt.Errorf("aggregation %s: %v", name, err)
+		}
+		if spec.Min != nil || spec.Max != nil {
+			out[name] = dateBound(spec.Min, spec.Max, docs)
+			continue
 		}
 		type bucket struct {
 			key  string
@@ -746,6 +757,7 @@ func aggregate(aggs map[string]json.RawMessage, docs []*Doc) (map[string]any, er
 			docs []*Doc
 		}
 		var buckets []*bucket
+		other := 0 // documents in the terms buckets cut off by size
 		switch {
 		case spec.Terms != nil:
 			by := map[string]*bucket{}
@@ -770,6 +782,9 @@ func aggregate(aggs map[string]json.RawMessage, docs []*Doc) (map[string]any, er
 			size := spec.Terms.Size
 			if size == 0 {
 				size = 10
+			}
+			for _, b := range buckets[min(size, len(buckets)):] {
+				other += len(b.docs)
 			}
 			buckets = buckets[:min(size, len(buckets))]
 		case spec.DateHistogram != nil:
@@ -798,6 +813,7 @@ func aggregate(aggs map[string]json.RawMessage, docs []*Doc) (map[string]any, er
 		default:
 			return nil, fmt.Errorf("aggregation %s: the stand-in implements terms and date_histogram only", name)
 		}
+		*n += len(buckets)
 		var bs []any
 		for _, b := range buckets {
 			m := map[string]any{"doc_count": len(b.docs)}
@@ -807,7 +823,7 @@ func aggregate(aggs map[string]json.RawMessage, docs []*Doc) (map[string]any, er
 				m["key"] = b.key
 			}
 			if len(spec.Aggs) > 0 {
-				sub, err := aggregate(spec.Aggs, b.docs)
+				sub, err := aggregate(spec.Aggs, b.docs, n)
 				if err != nil {
 					return nil, err
 				}
@@ -818,6 +834,34 @@ func aggregate(aggs map[string]json.RawMessage, docs []*Doc) (map[string]any, er
 			bs = append(bs, m)
 		}
 		out[name] = map[string]any{"buckets": bs}
+		if spec.Terms != nil {
+			out[name] = map[string]any{"buckets": bs, "sum_other_doc_count": other}
+		}
 	}
 	return out, nil
+}
+
+// fieldSpec is an aggregation on one field.
+type fieldSpec struct {
+	Field string `json:"field"`
+}
+
+// dateBound evaluates a min or a max aggregation of a date field: epoch
+// milliseconds as a number, null without a value.
+func dateBound(lo, hi *fieldSpec, docs []*Doc) map[string]any {
+	spec, sign := lo, -1
+	if hi != nil {
+		spec, sign = hi, 1
+	}
+	var best time.Time
+	for _, d := range docs {
+		v, _ := d.field(spec.Field)
+		if t, ok := date(v); ok && (best.IsZero() || t.Compare(best) == sign) {
+			best = t
+		}
+	}
+	if best.IsZero() {
+		return map[string]any{"value": nil}
+	}
+	return map[string]any{"value": float64(best.UnixMilli()), "value_as_string": best.UTC().Format("2006-01-02T15:04:05.000Z")}
 }

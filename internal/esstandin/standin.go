@@ -1,5 +1,5 @@
 // Package esstandin is an in-process stand-in for the part of the
-// Elasticsearch 8 REST API that ozdoctor uses. No Elasticsearch (or
+// Elasticsearch 8 (or 7.17, see Server.Version) REST API that ozdoctor uses. No Elasticsearch (or
 // OpenSearch) server can be installed where ozdoctor is tested, so its tests
 // run against this server: it evaluates every request for real over the
 // documents it holds and rejects, with Elasticsearch's error shape, any
@@ -11,17 +11,22 @@
 // track_total_hits and the query clauses bool (filter, must, should, must_not,
 // minimum_should_match), range (gt, gte, lt, lte on dates and numbers), term,
 // terms, match_phrase, exists and match_all; the aggregations terms and
-// date_histogram (fixed_interval, min_doc_count); _bulk (index and create);
+// date_histogram (fixed_interval, min_doc_count) and min and max of dates,
+// within search.max_buckets (MaxBuckets); _bulk (index and create);
 // PUT /_index_template/<name>; GET /<index>/_doc/<id>; API key and basic
-// authentication; injected failures (FailNext).
+// authentication; injected failures (FailNext). As 7.17 it differs in what
+// ozdoctor's client can see: its version, "_type" in _bulk items, and a 400
+// to requests asking for REST compatibility with 8 (the media type
+// "compatible-with=8", which the Go client sends when
+// ELASTIC_CLIENT_APIVERSIONING is set).
 //
 // It does not cover: relevance scoring (hits come in sort order only);
 // analyzers and mappings (match_phrase is a lower-cased word-sequence match,
 // the standard analyzer's behaviour on ASCII text; fields are not typed by a
 // mapping, an index template is stored, not applied); shards, replicas and
 // refresh (a document is searchable as soon as it is indexed); point-in-time
-// expiry (keep_alive is checked for syntax, never enforced); search.max_buckets
-// and other cluster limits; TLS (tests wrap it in httptest's TLS server);
+// expiry (keep_alive is checked for syntax, never enforced); cluster limits
+// other than search.max_buckets; TLS (tests wrap it in httptest's TLS server);
 // roles and privileges; every API not named above.
 package esstandin
 
@@ -77,6 +82,12 @@ type Server struct {
 	// Product is the X-Elastic-Product header sent ("Elasticsearch"
 	// unless set; an OpenSearch server sends none: set "-").
 	Product string
+	// MaxBuckets is the cluster's search.max_buckets: a search whose
+	// aggregations make more buckets fails (65,536 unless set).
+	MaxBuckets int
+	// Version is the version the server says it is: 8.19.7 unless set; a
+	// 7.x version behaves as 7.17 (see the package comment).
+	Version string
 
 	requests  atomic.Int64
 	bytesSent atomic.Int64
@@ -147,6 +158,16 @@ func (s *Server) FailNext(statuses ...int) {
 // Requests returns how many requests were served.
 func (s *Server) Requests() int64 { return s.requests.Load() }
 
+func (s *Server) maxBuckets() int {
+	if s.MaxBuckets > 0 {
+		return s.MaxBuckets
+	}
+	return 65536
+}
+
+// v7 tells whether the server behaves as Elasticsearch 7.17.
+func (s *Server) v7() bool { return strings.HasPrefix(s.Version, "7.") }
+
 // BytesSent returns how many response bytes were sent.
 func (s *Server) BytesSent() int64 { return s.bytesSent.Load() }
 
@@ -197,11 +218,24 @@ func (s *Server) route(r *http.Request) (int, any) {
 	if err != nil {
 		return esError(http.StatusBadRequest, "parse_exception", err.Error())
 	}
+	if s.v7() {
+		for _, h := range []string{"Accept", "Content-Type"} {
+			if strings.Contains(r.Header.Get(h), "compatible-with=8") {
+				return esError(http.StatusBadRequest, "media_type_header_exception", "Elasticsearch 7.17 knows no compatible-with=8 ("+h+")")
+			}
+		}
+	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case r.URL.Path == "/" && r.Method == http.MethodGet:
-		return http.StatusOK, map[string]any{"name": "esstandin", "cluster_name": "esstandin", "tagline": "You Know, for Search",
-			"version": map[string]any{"number": "8.19.7", "build_flavor": "default", "minimum_wire_compatibility_version": "7.17.0"}}
+		version := map[string]any{"number": "8.19.7", "build_flavor": "default", "minimum_wire_compatibility_version": "7.17.0"}
+		if s.Version != "" {
+			version["number"] = s.Version
+		}
+		if s.v7() {
+			version["minimum_wire_compatibility_version"] = "6.8.0"
+		}
+		return http.StatusOK, map[string]any{"name": "esstandin", "cluster_name": "esstandin", "tagline": "You Know, for Search", "version": version}
 	case len(parts) == 2 && parts[1] == "_pit" && r.Method == http.MethodPost:
 		return s.openPIT(parts[0], r)
 	case len(parts) == 1 && parts[0] == "_pit" && r.Method == http.MethodDelete:
@@ -326,18 +360,22 @@ func (s *Server) bulk(body []byte) (int, any) {
 			if meta.Index == "" {
 				return esError(http.StatusBadRequest, "action_request_validation_exception", "index is missing")
 			}
+			item := map[string]any{"_index": meta.Index, "_id": meta.ID}
+			if s.v7() {
+				item["_type"] = "_doc"
+			}
+			items = append(items, map[string]any{op: item})
 			key := meta.Index + "\x00" + meta.ID
 			if _, exists := s.byID[key]; op == "create" && meta.ID != "" && exists {
 				errors = true
-				items = append(items, map[string]any{op: map[string]any{"_index": meta.Index, "_id": meta.ID, "status": 409,
-					"error": map[string]any{"type": "version_conflict_engine_exception", "reason": "document already exists"}}})
+				item["status"] = 409
+				item["error"] = map[string]any{"type": "version_conflict_engine_exception", "reason": "document already exists"}
 				continue
 			}
-			result, status := "updated", 200
+			item["result"], item["status"] = "updated", 200
 			if s.put(meta.Index, meta.ID, src) {
-				result, status = "created", 201
+				item["result"], item["status"] = "created", 201
 			}
-			items = append(items, map[string]any{op: map[string]any{"_index": meta.Index, "_id": meta.ID, "result": result, "status": status}})
 		}
 	}
 	return http.StatusOK, map[string]any{"took": 1, "errors": errors, "items": items}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +91,8 @@ func identity(f detectors.Finding) string {
 
 // The sample loaded as ECS documents, folded or one per line, gives the
 // findings of `analyze` on the files, through 1 and 3 slices; the pushed-down
-// query returns every document the catalogue's prefilter accepts.
+// query returns every document the catalogue's prefilter accepts. The same
+// holds against a server that behaves as Elasticsearch 7.17.
 func TestEquivalenceWithBundle(t *testing.T) {
 	want, hosts := bundleRun(t)
 	var wantIDs []string
@@ -101,12 +103,14 @@ func TestEquivalenceWithBundle(t *testing.T) {
 		t.Fatalf("the sample gave %d findings", len(wantIDs))
 	}
 	for _, shape := range []struct {
-		name   string
-		folded bool
-	}{{"folded", true}, {"per-line", false}} {
+		name    string
+		folded  bool
+		version string
+	}{{"folded", true, ""}, {"per-line", false, ""}, {"7.17/folded", true, "7.17.25"}} {
 		for _, n := range []int{1, 3} {
 			t.Run(shape.name+"/"+string(rune('0'+n)), func(t *testing.T) {
 				srv := esstandin.New()
+				srv.Version = shape.version
 				hs := httptest.NewServer(srv)
 				defer hs.Close()
 				total, candidates := loadBundle(t, srv, sample, hosts, shape.folded)
@@ -272,5 +276,118 @@ func TestTLSWithCAFile(t *testing.T) {
 	cfg.CAFile = filepath.Join(t.TempDir(), "missing.pem")
 	if _, err := es.New(cfg); err == nil || !strings.Contains(err.Error(), "CA file") {
 		t.Errorf("missing CA file: %v", err)
+	}
+}
+
+// Clusters lists the cluster field's values in the time range, and refuses
+// to list part of them.
+func TestClusters(t *testing.T) {
+	srv := esstandin.New()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	doc := func(ts, cluster string) map[string]any {
+		return map[string]any{"@timestamp": ts, "message": "m", "host": map[string]any{"name": "h"},
+			"log": map[string]any{"file": map[string]any{"path": "p"}}, "labels": map[string]any{"ozone_cluster": cluster}}
+	}
+	srv.Add("filebeat-1", doc("2026-08-23T10:00:00Z", "west"), doc("2026-08-23T11:00:00Z", "east"), doc("2026-08-23T11:30:00Z", "east"),
+		doc("2026-08-22T10:00:00Z", "retired"))
+	cfg := ecsConfig(t, hs.URL)
+	cfg.Since, cfg.Until = time.Date(2026, 8, 23, 0, 0, 0, 0, time.UTC), time.Date(2026, 8, 24, 0, 0, 0, 0, time.UTC)
+	src, err := es.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := src.Clusters(context.Background())
+	if err != nil || !slices.Equal(got, []string{"east", "west"}) {
+		t.Errorf("clusters %q, %v; want east and west (retired has no document in range)", got, err)
+	}
+	many := make([]map[string]any, 10001)
+	for i := range many {
+		many[i] = doc("2026-08-23T12:00:00Z", "c"+strconv.Itoa(i))
+	}
+	srv.Add("filebeat-2", many...)
+	if got, err := src.Clusters(context.Background()); err == nil || !strings.Contains(err.Error(), "name the clusters") {
+		t.Errorf("10,003 clusters: %d listed, err %v; want an error", len(got), err)
+	}
+}
+
+// Elasticsearch 8.x and 7.17 are accepted, older versions refused; with
+// ELASTIC_CLIENT_APIVERSIONING set, 7.17's refusal says what to unset.
+func TestVersions(t *testing.T) {
+	for _, c := range []struct {
+		version, env, want string
+	}{
+		{"8.19.7", "", ""},
+		{"7.17.25", "", ""},
+		{"8.19.7", "true", ""},
+		{"7.17.25", "true", "unset it"},
+		{"7.16.3", "", "version 7.16.3 is not supported"},
+		{"6.8.23", "", "version 6.8.23 is not supported"},
+	} {
+		t.Run(c.version+"/"+c.env, func(t *testing.T) {
+			t.Setenv("ELASTIC_CLIENT_APIVERSIONING", c.env)
+			srv := esstandin.New()
+			srv.Version = c.version
+			hs := httptest.NewServer(srv)
+			defer hs.Close()
+			src, err := es.New(ecsConfig(t, hs.URL))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = src.Check(context.Background())
+			if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("err %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// Silences come from per-file histograms of the files that matter, asked
+// for in requests within the cluster's search.max_buckets: a silence that
+// spans two requests is found whole, a datanode's silence is not asked for,
+// and one histogram of the whole range would be refused.
+func TestSilencesWithinMaxBuckets(t *testing.T) {
+	srv := esstandin.New()
+	srv.MaxBuckets = 150
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	at := func(h, m, s int) time.Time { return time.Date(2026, 8, 23, h, m, s, 0, time.UTC) }
+	gaps := [][2]time.Time{{at(10, 30, 0), at(10, 31, 0)}, {at(10, 53, 5), at(10, 53, 40)}} // the second spans 10:53:20, a request boundary
+	var docs []map[string]any
+	for ts := at(10, 0, 0); ts.Before(at(12, 0, 0)); ts = ts.Add(time.Second) {
+		for _, file := range []struct{ host, path string }{{"scm1", "ozone-hadoop-scm-scm1.log"}, {"dn1", "ozone-hadoop-datanode-dn1.log"}} {
+			silent := false
+			for _, g := range gaps {
+				silent = silent || (ts.After(g[0]) && ts.Before(g[1]))
+			}
+			if !silent {
+				docs = append(docs, map[string]any{"@timestamp": ts.Format(time.RFC3339), "message": "m", "host": map[string]any{"name": file.host},
+					"log": map[string]any{"file": map[string]any{"path": file.path}}, "labels": map[string]any{"ozone_cluster": "prod1"}})
+			}
+		}
+	}
+	srv.Add("filebeat-1", docs...)
+	cfg := ecsConfig(t, hs.URL)
+	cfg.MaxBuckets = 100 // 200 s of 2 s buckets per request
+	src, err := es.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := src.Silences(context.Background(), analysis.SilencesMatter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []parsers.Silence
+	for _, g := range gaps {
+		want = append(want, parsers.Silence{Host: "scm1", Path: "ozone-hadoop-scm-scm1.log", From: g[0], To: g[1]})
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("silences\n got %+v\nwant %+v", got, want)
+	}
+
+	cfg.MaxBuckets = 10000
+	src, _ = es.New(cfg)
+	if _, err := src.Silences(context.Background(), analysis.SilencesMatter); err == nil || !strings.Contains(err.Error(), "too many buckets") {
+		t.Errorf("one histogram of 3,600 buckets against search.max_buckets 150: %v", err)
 	}
 }

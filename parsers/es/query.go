@@ -67,8 +67,9 @@ func (c *Config) sort() []any {
 	return append(s, map[string]any{"_shard_doc": "asc"})
 }
 
-// histogramBody counts documents per host, file and interval.
-func (c *Config) histogramBody(interval time.Duration) map[string]any {
+// filesBody lists the files per host with the time of their first and last
+// document.
+func (c *Config) filesBody() map[string]any {
 	return map[string]any{
 		"size":  0,
 		"query": map[string]any{"bool": map[string]any{"filter": c.filters()}},
@@ -76,10 +77,27 @@ func (c *Config) histogramBody(interval time.Duration) map[string]any {
 			"terms": map[string]any{"field": c.Mapping.Host, "size": c.MaxHosts},
 			"aggs": map[string]any{"files": map[string]any{
 				"terms": map[string]any{"field": c.Mapping.Path, "size": c.MaxFilesPerHost},
-				"aggs": map[string]any{"counts": map[string]any{
-					"date_histogram": map[string]any{"field": c.Mapping.Time, "fixed_interval": durationString(interval), "min_doc_count": 1},
-				}},
+				"aggs": map[string]any{
+					"first": map[string]any{"min": map[string]any{"field": c.Mapping.Time}},
+					"last":  map[string]any{"max": map[string]any{"field": c.Mapping.Time}},
+				},
 			}},
+		}},
+	}
+}
+
+// histogramBody counts one file's documents per interval in [from, to).
+func (c *Config) histogramBody(host, path string, from, to time.Time, interval time.Duration) map[string]any {
+	return map[string]any{
+		"size": 0,
+		"query": map[string]any{"bool": map[string]any{"filter": append(c.filters(),
+			map[string]any{"term": map[string]any{c.Mapping.Host: host}},
+			map[string]any{"term": map[string]any{c.Mapping.Path: path}},
+			map[string]any{"range": map[string]any{c.Mapping.Time: map[string]any{
+				"gte": from.UTC().Format(time.RFC3339Nano), "lt": to.UTC().Format(time.RFC3339Nano)}}},
+		)}},
+		"aggs": map[string]any{"counts": map[string]any{
+			"date_histogram": map[string]any{"field": c.Mapping.Time, "fixed_interval": durationString(interval), "min_doc_count": 1},
 		}},
 	}
 }

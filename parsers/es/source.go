@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,8 +35,12 @@ type Config struct {
 	// Silence is the shortest gap in a file's documents reported as a
 	// silence; the histogram's interval is a fifth of it. Default 10s.
 	Silence time.Duration
-	// MaxHosts and MaxFilesPerHost bound the histogram's terms buckets.
+	// MaxHosts and MaxFilesPerHost bound the listing of files; more is
+	// an error.
 	MaxHosts, MaxFilesPerHost int
+	// MaxBuckets bounds the buckets of one histogram request; default
+	// 10,000 (Elasticsearch's search.max_buckets defaults to 65,536).
+	MaxBuckets int
 }
 
 func (c *Config) defaults() {
@@ -52,10 +57,13 @@ func (c *Config) defaults() {
 		c.Silence = 10 * time.Second
 	}
 	if c.MaxHosts <= 0 {
-		c.MaxHosts = 1000
+		c.MaxHosts = 5000
 	}
 	if c.MaxFilesPerHost <= 0 {
 		c.MaxFilesPerHost = 100
+	}
+	if c.MaxBuckets <= 0 {
+		c.MaxBuckets = 10000
 	}
 }
 
@@ -99,6 +107,55 @@ func (s *Source) Between(since, until time.Time) *Source {
 	return &Source{cfg: cfg, client: s.client, limit: s.limit}
 }
 
+// ForCluster returns the source of one cluster's documents, sharing the
+// connection and the rate limit (its Stats are its own).
+func (s *Source) ForCluster(cluster string) *Source {
+	cfg := s.cfg
+	cfg.Cluster = cluster
+	return &Source{cfg: cfg, client: s.client, limit: s.limit}
+}
+
+// maxClusters bounds the clusters Clusters lists.
+const maxClusters = 10000
+
+// Clusters returns, sorted, the values of the mapping's cluster field among
+// the documents in the time range (whatever the configured cluster).
+func (s *Source) Clusters(ctx context.Context) ([]string, error) {
+	field := s.cfg.Mapping.Cluster
+	if field == "" {
+		return nil, errors.New("elasticsearch: listing the clusters needs a cluster field in the mapping")
+	}
+	body, _ := json.Marshal(map[string]any{
+		"size":  0,
+		"query": map[string]any{"bool": map[string]any{"filter": []any{s.cfg.rangeFilter()}}},
+		"aggs":  map[string]any{"clusters": map[string]any{"terms": map[string]any{"field": field, "size": maxClusters}}},
+	})
+	var res struct {
+		Aggregations struct {
+			Clusters struct {
+				Other   int64 `json:"sum_other_doc_count"`
+				Buckets []struct {
+					Key string `json:"key"`
+				} `json:"buckets"`
+			} `json:"clusters"`
+		} `json:"aggregations"`
+	}
+	if err := s.do(ctx, "clusters", func(ctx context.Context) (*esapi.Response, error) {
+		return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
+	}, &res); err != nil {
+		return nil, err
+	}
+	if res.Aggregations.Clusters.Other > 0 {
+		return nil, fmt.Errorf("elasticsearch: more than %d values of %s: name the clusters", maxClusters, field)
+	}
+	var out []string
+	for _, b := range res.Aggregations.Clusters.Buckets {
+		out = append(out, b.Key)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // Name describes the source for reports.
 func (s *Source) Name() string {
 	n := "elasticsearch " + strings.Join(s.cfg.URLs, ",") + " index " + s.cfg.Index
@@ -132,66 +189,130 @@ func (s *Source) do(ctx context.Context, what string, req func(context.Context) 
 func (s *Source) Check(ctx context.Context) error { return s.client.Check(ctx) }
 
 // Silences returns, per host and file, the spans of at least cfg.Silence
-// without a document, read from a date histogram (to a fifth of
-// cfg.Silence). keep selects the files whose silences matter.
+// without a document, read from date histograms (to a fifth of
+// cfg.Silence). keep selects the files whose silences matter: only theirs
+// are counted, each in requests of at most cfg.MaxBuckets buckets, so the
+// cluster's search.max_buckets is never reached.
 func (s *Source) Silences(ctx context.Context, keep func(host, path string) bool) ([]parsers.Silence, error) {
 	interval := s.cfg.Silence / 5
-	body, _ := json.Marshal(s.cfg.histogramBody(interval))
+	files, err := s.files(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []parsers.Silence
+	for _, f := range files {
+		if keep != nil && !keep(f.host, f.path) {
+			continue
+		}
+		keys, err := s.histogram(ctx, f, interval)
+		if err != nil {
+			return nil, err
+		}
+		for i := 1; i < len(keys); i++ {
+			// Documents fell in the buckets starting at a and b and none
+			// between: the silence ends between the end of a's bucket and
+			// the start of b's at least, and it may be up to two intervals
+			// longer; the documents at its edges tell.
+			a, b := keys[i-1], keys[i]
+			if b.Sub(a.Add(interval)) < s.cfg.Silence-2*interval {
+				continue
+			}
+			from, err := s.edge(ctx, f.host, f.path, a, a.Add(interval), "desc")
+			if err != nil {
+				return nil, err
+			}
+			to, err := s.edge(ctx, f.host, f.path, b, b.Add(interval), "asc")
+			if err != nil {
+				return nil, err
+			}
+			if to.Sub(from) >= s.cfg.Silence {
+				out = append(out, parsers.Silence{Host: f.host, Path: f.path, From: from, To: to})
+			}
+		}
+	}
+	return out, nil
+}
+
+// fileSpan is one host's file and the times of its first and last document.
+type fileSpan struct {
+	host, path  string
+	first, last time.Time
+}
+
+// files lists the files in range; a list cut short by MaxHosts or
+// MaxFilesPerHost is an error, since silences would go unseen.
+func (s *Source) files(ctx context.Context) ([]fileSpan, error) {
+	body, _ := json.Marshal(s.cfg.filesBody())
+	type bound struct {
+		Value float64 `json:"value"` // epoch milliseconds
+	}
 	var res struct {
 		Aggregations struct {
 			Hosts struct {
+				Other   int64 `json:"sum_other_doc_count"`
 				Buckets []struct {
 					Key   string `json:"key"`
 					Files struct {
+						Other   int64 `json:"sum_other_doc_count"`
 						Buckets []struct {
-							Key    string `json:"key"`
-							Counts struct {
-								Buckets []struct {
-									Key int64 `json:"key"`
-								} `json:"buckets"`
-							} `json:"counts"`
+							Key   string `json:"key"`
+							First bound  `json:"first"`
+							Last  bound  `json:"last"`
 						} `json:"buckets"`
 					} `json:"files"`
 				} `json:"buckets"`
 			} `json:"hosts"`
 		} `json:"aggregations"`
 	}
-	if err := s.do(ctx, "histogram", func(ctx context.Context) (*esapi.Response, error) {
+	if err := s.do(ctx, "files", func(ctx context.Context) (*esapi.Response, error) {
 		return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
 	}, &res); err != nil {
 		return nil, err
 	}
-	var out []parsers.Silence
+	if res.Aggregations.Hosts.Other > 0 {
+		return nil, fmt.Errorf("elasticsearch: more than %d hosts in %s: silences cannot be listed", s.cfg.MaxHosts, s.Name())
+	}
+	var out []fileSpan
 	for _, h := range res.Aggregations.Hosts.Buckets {
+		if h.Files.Other > 0 {
+			return nil, fmt.Errorf("elasticsearch: more than %d files of host %s: silences cannot be listed", s.cfg.MaxFilesPerHost, h.Key)
+		}
 		for _, f := range h.Files.Buckets {
-			if keep != nil && !keep(h.Key, f.Key) {
-				continue
-			}
-			bs := f.Counts.Buckets
-			for i := 1; i < len(bs); i++ {
-				// Documents fell in the buckets starting at a and b and
-				// none between: the silence ends between the end of a's
-				// bucket and the start of b's at least, and it may be up to
-				// two intervals longer; the documents at its edges tell.
-				a, b := time.UnixMilli(bs[i-1].Key).UTC(), time.UnixMilli(bs[i].Key).UTC()
-				if b.Sub(a.Add(interval)) < s.cfg.Silence-2*interval {
-					continue
-				}
-				from, err := s.edge(ctx, h.Key, f.Key, a, a.Add(interval), "desc")
-				if err != nil {
-					return nil, err
-				}
-				to, err := s.edge(ctx, h.Key, f.Key, b, b.Add(interval), "asc")
-				if err != nil {
-					return nil, err
-				}
-				if to.Sub(from) >= s.cfg.Silence {
-					out = append(out, parsers.Silence{Host: h.Key, Path: f.Key, From: from, To: to})
-				}
-			}
+			out = append(out, fileSpan{host: h.Key, path: f.Key,
+				first: time.UnixMilli(int64(f.First.Value)).UTC(), last: time.UnixMilli(int64(f.Last.Value)).UTC()})
 		}
 	}
 	return out, nil
+}
+
+// histogram returns the start of every interval of f that holds a document,
+// in order, asking for at most MaxBuckets intervals at a time.
+func (s *Source) histogram(ctx context.Context, f fileSpan, interval time.Duration) ([]time.Time, error) {
+	step := time.Duration(s.cfg.MaxBuckets) * interval
+	ms := interval.Milliseconds()
+	from := time.UnixMilli(f.first.UnixMilli() - f.first.UnixMilli()%ms).UTC() // the buckets' alignment
+	var keys []time.Time
+	for ; !from.After(f.last); from = from.Add(step) {
+		body, _ := json.Marshal(s.cfg.histogramBody(f.host, f.path, from, from.Add(step), interval))
+		var res struct {
+			Aggregations struct {
+				Counts struct {
+					Buckets []struct {
+						Key int64 `json:"key"`
+					} `json:"buckets"`
+				} `json:"counts"`
+			} `json:"aggregations"`
+		}
+		if err := s.do(ctx, "histogram", func(ctx context.Context) (*esapi.Response, error) {
+			return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
+		}, &res); err != nil {
+			return nil, err
+		}
+		for _, b := range res.Aggregations.Counts.Buckets {
+			keys = append(keys, time.UnixMilli(b.Key).UTC())
+		}
+	}
+	return keys, nil
 }
 
 // edge returns the time of the last ("desc") or first ("asc") document of a

@@ -27,9 +27,17 @@ func sampleFindings(t *testing.T) []detectors.Finding {
 
 // The template is installed with an explicit mapping of every field the
 // documents carry; findings and transitions are indexed under
-// deterministic IDs, so sending them again adds no document.
+// deterministic IDs, so sending them again adds no document; on
+// Elasticsearch 8 and 7.17.
 func TestFindingsIndexedOnce(t *testing.T) {
+	for _, version := range []string{"8.19.7", "7.17.25"} {
+		t.Run(version, func(t *testing.T) { testFindingsIndexedOnce(t, version) })
+	}
+}
+
+func testFindingsIndexedOnce(t *testing.T, version string) {
 	srv := esstandin.New()
+	srv.Version = version
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	sink, err := elasticsearch.New(elasticsearch.Config{Conn: esclient.Conn{URLs: []string{hs.URL}}, Cluster: "prod1"})
