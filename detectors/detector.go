@@ -70,6 +70,10 @@ type Doc struct {
 	FalsePositives []string
 	Resolves       string // when a finding of this detector resolves
 	Kinds          []catalogue.Kind
+	// Metrics are the /prom metric names the detector reads as
+	// corroborating evidence (catalogue.MetricSample signals, which Kinds
+	// must then list); only these samples become signals.
+	Metrics []string
 	// Needs are the components whose logs the detector cannot run without.
 	Needs []parsers.Component
 	// Package is the detector's Go package name, accepted wherever the

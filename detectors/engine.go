@@ -156,6 +156,17 @@ func (e *Engine) Kinds() map[catalogue.Kind]bool {
 	return m
 }
 
+// Metrics returns every /prom metric name some detector reads.
+func (e *Engine) Metrics() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range e.running {
+		for _, name := range r.doc.Metrics {
+			m[name] = true
+		}
+	}
+	return m
+}
+
 // Now returns the engine's clock.
 func (e *Engine) Now() time.Time { return e.now }
 

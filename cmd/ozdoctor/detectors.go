@@ -94,6 +94,9 @@ func explain(d detectors.Doc) string {
 		kinds = append(kinds, string(k))
 	}
 	fmt.Fprintf(&b, "Signals: %s\n", strings.Join(kinds, ", "))
+	if len(d.Metrics) > 0 {
+		fmt.Fprintf(&b, "/prom metrics read (scraped by watch, or snapshots in bundles): %s\n", strings.Join(d.Metrics, ", "))
+	}
 	var needs []string
 	for _, c := range d.Needs {
 		needs = append(needs, string(c))

@@ -81,7 +81,13 @@ type detector struct {
 	pipelines *detectors.Bounded[string, string]    // group -> pipeline UUID
 	groupOf   *detectors.Bounded[string, string]    // hostKey|container -> group
 	peers     *detectors.Bounded[string, string]    // hostKey -> the datanode's own peer ID
+	closes    *detectors.Counters                   // hostKey/group -> csmFails samples
 }
+
+// csmFails counts a division's closeServer() calls (CSMMetrics
+// numWriteStateMachineFails, signatures-dn-om.md D.3: incremented by every
+// closeServer(), labels raftgroupid and hostname).
+const csmFails = "csm_metrics_num_write_state_machine_fails"
 
 // sig is the part of a signal the detector keeps.
 type sig struct {
@@ -106,6 +112,8 @@ type division struct {
 	failures, notRunning, notFound, rejected int
 	containers                               *detectors.Bounded[uint64, *repeats]
 	restartedAt                              time.Time
+	closesBase                               float64 // csmFails when the division opened
+	closeMetric                              bool    // a csmFails sample shows its closeServer()
 
 	emitted  bool // reported as stuck (firing, later maybe resolved)
 	pending  bool // reported pending: suspected, not confirmed yet
@@ -166,6 +174,7 @@ func newDetector(env *detectors.Env) (detectors.Detector, error) {
 		pipelines: detectors.NewBounded[string, string](maxGroupMappings, oldest),
 		groupOf:   detectors.NewBounded[string, string](maxGroupMappings, oldest),
 		peers:     detectors.NewBounded[string, string](maxHosts, oldest),
+		closes:    detectors.NewCounters(maxGroupMappings),
 	}
 	after, set, err := doc().Duration(env, "stuck-after")
 	if err != nil {
@@ -203,10 +212,15 @@ func (d *detector) refresh() {
 func (d *detector) StateStats() []detectors.StateStat {
 	return []detectors.StateStat{d.divisions.Stat("divisions"), d.lastT1.Stat("write-chunk timeouts"),
 		d.pendingT2.Stat("close-server lines"), d.completed.Stat("completed removals"), d.scm.Stat("scm close commands"),
-		d.pipelines.Stat("pipelines"), d.groupOf.Stat("container groups"), d.peers.Stat("datanode peer ids")}
+		d.pipelines.Stat("pipelines"), d.groupOf.Stat("container groups"), d.peers.Stat("datanode peer ids"),
+		d.closes.Latest.Stat("close-server counters")}
 }
 
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
+	if s.Kind == catalogue.MetricSample {
+		d.closeSample(s)
+		return
+	}
 	if s.Time.IsZero() {
 		return
 	}
@@ -424,6 +438,30 @@ func (d *detector) closeServer(s *catalogue.Signal) {
 	v.writeTimeout = true
 	v.addEvidence(t1.ev)
 	d.markClose(v, s)
+}
+
+// closeSample handles a csmFails sample: above the count when the division
+// opened, it shows the division's closeServer() even where the log line
+// rotated away. The next check reports the division with it.
+func (d *detector) closeSample(s *catalogue.Signal) {
+	group := s.Attrs["raftgroupid"]
+	if s.Metric != csmFails || group == "" {
+		return
+	}
+	cs := d.closes.Observe(detectors.HostKey(s.Host)+"/"+group, s)
+	if v := d.division(s.Host, group); v != nil {
+		d.closeShown(v, cs)
+	}
+}
+
+// closeShown marks v's closeServer() as shown by the sample cs.
+func (d *detector) closeShown(v *division, cs detectors.CounterSample) {
+	if v.closeMetric || !cs.Shows(v.start, v.closesBase) {
+		return
+	}
+	v.closeMetric = true
+	v.addEvidence(cs.Ev)
+	v.dirty = true
 }
 
 func (d *detector) markClose(v *division, s *catalogue.Signal) {
@@ -681,6 +719,10 @@ func (d *detector) open(host, group string, start time.Time) *division {
 	if _, old, evicted := d.divisions.Put(k, v); evicted {
 		d.unpend(old, old.last, "forgotten: more divisions than the detector keeps at once")
 	}
+	v.closesBase = d.closes.Baseline(k)
+	if cs, ok := d.closes.Untimed(k); ok {
+		d.closeShown(v, cs)
+	}
 	return v
 }
 
@@ -769,8 +811,14 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 	case v.ratisClose:
 		facts["trigger"] = "close server on Ratis thread " + orUnknown(v.closeThread)
 		seen = append(seen, "close server on the Ratis thread")
+	case v.closeMetric:
+		facts["trigger"] = "not in the logs; the datanode's /prom shows closeServer() ran for the group (" + csmFails + ")"
+		seen = append(seen, "closeServer() in the datanode's metrics")
 	default:
 		facts["trigger"] = "not in the logs"
+	}
+	if v.closeMetric {
+		facts["close_server_metric"] = csmFails + " rose above " + strconv.FormatFloat(v.closesBase, 'f', -1, 64) + " (the division's closeServer() calls)"
 	}
 	if v.removal != "" {
 		facts["group_removal"] = strings.TrimSpace(v.removalRole + " (" + v.removal + ")")
@@ -832,7 +880,7 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 // close followed by failed closes, is the whole signature; one part alone is
 // less certain.
 func (v *division) confidence() detectors.Confidence {
-	if v.removal == "CLOSING" || (v.ratisClose && v.failures > 0) {
+	if v.removal == "CLOSING" || ((v.ratisClose || v.closeMetric) && v.failures > 0) {
 		return detectors.High
 	}
 	if r := v.longest(); r != nil && r.cycles >= repeatCycles {

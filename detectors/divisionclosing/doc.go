@@ -38,7 +38,11 @@ func doc() detectors.Doc {
 			"than 10 minutes or in at least 3 of SCM's resend cycles (hdds.scm.replication.thread.interval, 5m); a burst of " +
 			"failures within one cycle is a race or a shutdown, a RejectedExecutionException never counts towards the " +
 			"repetition, and a datanode restart ends such a finding (the failures came from the old process). SCM's re-sent " +
-			"commands (pipeline UUID -> group-<last 12 hex>) corroborate the finding.",
+			"commands (pipeline UUID -> group-<last 12 hex>) corroborate the finding, and so does the datanode's /prom " +
+			"(scraped by watch, or a snapshot in a bundle): csm_metrics_num_write_state_machine_fails{raftgroupid=\"group-X\"} " +
+			"counts the division's closeServer() calls, so a value above the one before the incident shows the close on the " +
+			"Ratis thread even when its log line rotated away (with the close failures it makes the finding high confidence). " +
+			"The series may vanish when close unregisters the metrics: its absence says nothing.",
 		Remediation: []string{
 			"Confirm on SCM: `ozone admin container list --state CLOSING`" +
 				"{{if .Entities.Containers}}, then {{range $i, $c := .Entities.Containers}}{{if $i}}, {{end}}`ozone admin container info {{$c}}`{{end}}{{end}}: " +
@@ -90,7 +94,9 @@ func doc() detectors.Doc {
 			catalogue.ContainerQuasiClosed,
 			catalogue.SCMCloseContainerCommand,
 			catalogue.StartupMsg,
+			catalogue.MetricSample,
 		},
+		Metrics: []string{csmFails},
 		Needs:   []parsers.Component{parsers.ComponentDatanode},
 		Package: "divisionclosing",
 		// Affected and fixed versions, read in apache/ozone's history (mirror at

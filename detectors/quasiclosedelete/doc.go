@@ -37,7 +37,11 @@ func doc() detectors.Doc {
 			"BCSID: when it is the only line of the forced delete (SCM's line and the dn-container log are missing), " +
 			"the finding is critical with medium confidence and says the replica's BCSID is unknown (it may have " +
 			"been a stale replica). Datanode lines of a replica that SCM force-deleted due to CONTAINER_NOT_FOUND " +
-			"are that delete's and do not escalate. The datanodes SCM held DEAD when it deleted the container (\"A dead datanode " +
+			"are that delete's and do not escalate. The victim datanode's /prom (scraped by watch, or a snapshot in a " +
+			"bundle) corroborates its forced delete: storage_container_metrics_container_force_delete counts the " +
+			"datanode's forced deletes, so a sample after the deletion above its value when the victim appeared (0 when " +
+			"no earlier sample) is added to the evidence and named in Facts; the counter covers every container of " +
+			"the datanode since its start, so it corroborates and never escalates alone. The datanodes SCM held DEAD when it deleted the container (\"A dead datanode " +
 			"is detected\" without a return to HEALTHY) are named as the likely holders of the replica with data. " +
 			"Lines of other hosts may precede the deletion by up to the skew tolerance and still count.",
 		Remediation: []string{
@@ -101,7 +105,9 @@ func doc() detectors.Doc {
 			catalogue.NodeDead,
 			catalogue.NodeHealthyReadonly,
 			catalogue.NodeHealthy,
+			catalogue.MetricSample,
 		},
+		Metrics: []string{forceDeletes},
 		Needs:   []parsers.Component{parsers.ComponentSCM},
 		Package: "quasiclosedelete",
 		// Affected and fixed versions, read in apache/ozone's history (mirror at

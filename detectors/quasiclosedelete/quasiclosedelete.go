@@ -11,6 +11,11 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
 
+// forceDeletes counts a datanode's forced container deletes
+// (StorageContainerMetrics ContainerForceDelete, signatures-scm.md 5.2:
+// +1 in KeyValueHandler on every forced delete; label hostname).
+const forceDeletes = "storage_container_metrics_container_force_delete"
+
 // Registration is the detector's entry in the registry.
 var Registration = detectors.Registration{Doc: doc(), New: newDetector}
 
@@ -26,6 +31,7 @@ type detector struct {
 	early     *detectors.Ring[catalogue.Signal]              // force-delete/resurrection lines with no deletion yet, time-ordered
 	seq       *detectors.Bounded[uint64, int]                // occurrences seen per container (for keys)
 	dead      *detectors.Bounded[string, catalogue.Datanode] // datanodes SCM holds DEAD now, by UUID (or host)
+	forced    *detectors.Counters                            // host -> forceDeletes samples
 	sweep     detectors.Sweep
 	// identities is the identity generation the reported findings were
 	// rendered with.
@@ -49,13 +55,14 @@ func newDetector(env *detectors.Env) (detectors.Detector, error) {
 	d.early = detectors.NewRing[catalogue.Signal](d.max)
 	d.seq = detectors.NewBounded[uint64, int](d.max, detectors.EvictOldest)
 	d.dead = detectors.NewBounded[string, catalogue.Datanode](d.max, detectors.EvictOldest)
+	d.forced = detectors.NewCounters(d.max)
 	return d, nil
 }
 
 // StateStats implements detectors.StateReporter.
 func (d *detector) StateStats() []detectors.StateStat {
 	return []detectors.StateStat{d.open.Stat("unsafe deletions"), d.early.Stat("lines before a deletion"),
-		d.seq.Stat("deletions counted per container"), d.dead.Stat("dead datanodes")}
+		d.seq.Stat("deletions counted per container"), d.dead.Stat("dead datanodes"), d.forced.Latest.Stat("force-delete counters")}
 }
 
 // occurrence is one unsafe deletion (T40 with max replica BCSID < container
@@ -95,8 +102,11 @@ type victim struct {
 	markedFrom   string
 	loggedAt     time.Time // T47 in the dn-container log
 	loggedBCSID  int64
-	stale        bool   // a line showed the replica's BCSID is not above the max replica BCSID
-	otherReason  string // SCM force-deleted the replica for a reason that is not the defect's (CONTAINER_NOT_FOUND)
+	stale        bool    // a line showed the replica's BCSID is not above the max replica BCSID
+	otherReason  string  // SCM force-deleted the replica for a reason that is not the defect's (CONTAINER_NOT_FOUND)
+	counted      bool    // forceDeletes was read for the datanode when the victim appeared
+	forceBase    float64 // forceDeletes then
+	forceMetric  bool    // a forceDeletes sample above forceBase came after the deletion
 	ev           detectors.EvidenceLog
 }
 
@@ -120,6 +130,9 @@ func (v *victim) bcsidKnown() bool { return v.scmSeen() || !v.loggedAt.IsZero() 
 // Observe handles one signal.
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	switch s.Kind {
+	case catalogue.MetricSample:
+		d.forceSample(s, emit)
+		return
 	case catalogue.EmptyQuasiClosedDelete:
 		d.deletion(s, emit)
 		return
@@ -238,6 +251,7 @@ func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
 		return
 	case catalogue.ReplicaDeleteSent, catalogue.ReplicaDeleteSkipped:
 		v := o.victim(d.env.Identity.Complete(s.Datanode), s.Attrs["origin"])
+		d.count(o, v)
 		if notFound(s) {
 			v.otherReason = "CONTAINER_NOT_FOUND"
 			return
@@ -259,6 +273,7 @@ func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
 		}
 	case catalogue.DNContainerMarkedDeleted:
 		v := o.victim(d.env.Identity.Complete(catalogue.Datanode{Host: s.Host}), s.Attrs["origin"])
+		d.count(o, v)
 		v.ev.Add(detectors.EvidenceOf(s))
 		if v.markedAt.IsZero() {
 			v.markedAt, v.markedFrom = s.Time, s.Attrs["from"]
@@ -268,6 +283,7 @@ func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
 		}
 	case catalogue.DNContainerForceDeleted:
 		v := o.victim(d.env.Identity.Complete(catalogue.Datanode{Host: s.Host}), "")
+		d.count(o, v)
 		v.ev.Add(detectors.EvidenceOf(s))
 		if s.BCSID <= o.maxReplica {
 			v.stale = true
@@ -277,6 +293,51 @@ func (d *detector) apply(o *occurrence, s *catalogue.Signal) {
 			v.loggedAt, v.loggedBCSID = s.Time, s.BCSID
 		}
 	}
+}
+
+// forceSample handles a forceDeletes sample: above the count when a victim
+// appeared, it shows that the datanode carried out a forced delete.
+func (d *detector) forceSample(s *catalogue.Signal, emit detectors.Emit) {
+	if s.Metric != forceDeletes {
+		return
+	}
+	key := detectors.HostKey(s.Host)
+	cs := d.forced.Observe(key, s)
+	for _, o := range d.open.Values() {
+		shown := false
+		for _, v := range o.victims {
+			if v.counted && detectors.HostKey(v.dn.Host) == key {
+				shown = v.forceShown(cs, o.start) || shown
+			}
+		}
+		if shown && o.resurrected == nil {
+			d.emit(o, emit)
+		}
+	}
+}
+
+// count reads forceDeletes for a victim when it appears: the baseline, and
+// an untimed snapshot that may show the forced delete.
+func (d *detector) count(o *occurrence, v *victim) {
+	if v.counted || v.dn.Host == "" {
+		return
+	}
+	key := detectors.HostKey(v.dn.Host)
+	v.counted, v.forceBase = true, d.forced.Baseline(key)
+	if cs, ok := d.forced.Untimed(key); ok {
+		v.forceShown(cs, o.start)
+	}
+}
+
+// forceShown marks v's forced delete as counted by the sample cs, if cs
+// shows it; it reports whether it did.
+func (v *victim) forceShown(cs detectors.CounterSample, start time.Time) bool {
+	if v.forceMetric || !cs.Shows(start, v.forceBase) {
+		return false
+	}
+	v.forceMetric = true
+	v.ev.Add(cs.Ev)
+	return true
 }
 
 // victim returns the entry of datanode dn, matched by UUID or host, or by the
@@ -593,6 +654,9 @@ func (v *victim) describe() string {
 	}
 	if v.skipped > 0 {
 		s += fmt.Sprintf(", %d follower \"Skip sending\" line(s)", v.skipped)
+	}
+	if v.forceMetric {
+		s += fmt.Sprintf(", the datanode's /prom counted the forced delete (%s rose above %s)", forceDeletes, strconv.FormatFloat(v.forceBase, 'f', -1, 64))
 	}
 	return s
 }

@@ -473,7 +473,7 @@ func TestOptions(t *testing.T) {
 
 func TestDocKinds(t *testing.T) {
 	d := quasiclosedelete.Registration.Doc
-	if d.Name != "empty-quasi-closed-delete" || d.Defect != "HDDS-16809" || len(d.Kinds) != 9 || len(d.Remediation) == 0 ||
+	if d.Name != "empty-quasi-closed-delete" || d.Defect != "HDDS-16809" || len(d.Kinds) != 10 || len(d.Metrics) != 1 || len(d.Remediation) == 0 ||
 		len(d.FalsePositives) == 0 || d.Resolves == "" || len(d.Needs) != 1 {
 		t.Errorf("doc: %+v", d)
 	}

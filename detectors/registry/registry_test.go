@@ -3,7 +3,9 @@ package registry
 import (
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,8 +38,10 @@ func TestEveryDetectorHasPositiveAndQuietCases(t *testing.T) {
 	}
 }
 
+var metricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+
 func TestDocsAreComplete(t *testing.T) {
-	kinds := map[catalogue.Kind]bool{catalogue.LogGap: true}
+	kinds := map[catalogue.Kind]bool{catalogue.LogGap: true, catalogue.MetricSample: true}
 	for _, e := range catalogue.Default() {
 		kinds[e.Kind] = true
 	}
@@ -52,6 +56,14 @@ func TestDocsAreComplete(t *testing.T) {
 		for _, k := range d.Kinds {
 			if !kinds[k] {
 				t.Errorf("%s consumes %q, which no catalogue entry produces", d.Name, k)
+			}
+		}
+		if (len(d.Metrics) > 0) != slices.Contains(d.Kinds, catalogue.MetricSample) {
+			t.Errorf("%s: metrics %q, but Kinds and Metrics disagree on %s", d.Name, d.Metrics, catalogue.MetricSample)
+		}
+		for _, m := range d.Metrics {
+			if !metricName.MatchString(m) {
+				t.Errorf("%s: %q is not a Prometheus metric name", d.Name, m)
 			}
 		}
 		if _, err := d.Remediate(&detectors.Finding{Facts: map[string]string{}, Entities: detectors.Entities{

@@ -104,6 +104,7 @@ type Pipeline struct {
 	env       *detectors.Env
 	engine    *detectors.Engine
 	collector detectors.Collector
+	metrics   map[string]bool // the /prom metrics detectors read
 	cov       Coverage
 	bytes     int64
 }
@@ -140,6 +141,7 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 	if p.engine, err = detectors.NewEngineWith(opt.Detectors, p.env, opt.Engine); err != nil {
 		return nil, err
 	}
+	p.metrics = p.engine.Metrics()
 	p.engine.Subscribe(p.collector.Add)
 	if opt.Subscribe != nil {
 		p.engine.Subscribe(opt.Subscribe)
@@ -159,6 +161,24 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 		p.cov.Until = &opt.Until
 	}
 	return p, nil
+}
+
+// Samples pushes the samples of snap that some detector reads as signals
+// taken at at (a scrape's time; zero if unknown), host and comp naming the
+// service scraped, on a stream of their own that ends with them: it holds
+// the other sources back only until their watermarks pass at. It returns
+// how many it pushed.
+func (p *Pipeline) Samples(snap *prom.Snapshot, host string, comp parsers.Component, at time.Time, origin string, now time.Time) int {
+	id := p.target.Open(host, comp, now)
+	defer p.target.Close(id)
+	n := 0
+	for _, s := range snap.Samples {
+		if p.metrics[s.Name] {
+			p.target.Push(id, catalogue.SampleSignal(s, host, comp, at, origin), now)
+			n++
+		}
+	}
+	return n
 }
 
 // Streams is where a source that makes its own signals (an Elasticsearch
@@ -238,6 +258,8 @@ func (p *Pipeline) file(f bundle.File, rd io.Reader) error {
 		var snap *prom.Snapshot
 		if snap, err = prom.Parse(cr); err == nil {
 			fc.Samples, fc.Unparsed = int64(len(snap.Samples)), int64(snap.Errors)
+			// Untimed: a file's time says when it was copied, not scraped.
+			fc.Signals = int64(p.Samples(snap, f.Host, f.Component, time.Time{}, f.Path, time.Time{}))
 		}
 	default:
 		err = p.scan(f, cr, &fc)

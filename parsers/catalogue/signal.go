@@ -60,4 +60,6 @@ type Signal struct {
 	NonEmpty  bool
 	Force     bool
 	Attrs     map[string]string // rare extras, named by the entry
+	Metric    string            // a MetricSample's metric name
+	Value     float64           // a MetricSample's value
 }

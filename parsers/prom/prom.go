@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,6 +27,26 @@ type Sample struct {
 	Name   string
 	Labels map[string]string // nil when the sample has no labels
 	Value  float64
+}
+
+// String renders the sample as the exposition format writes it, labels
+// sorted by name.
+func (s Sample) String() string {
+	var b strings.Builder
+	b.WriteString(s.Name)
+	if len(s.Labels) > 0 {
+		b.WriteByte('{')
+		for i, k := range slices.Sorted(maps.Keys(s.Labels)) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(k + "=" + strconv.Quote(s.Labels[k]))
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(' ')
+	b.WriteString(strconv.FormatFloat(s.Value, 'g', -1, 64))
+	return b.String()
 }
 
 // Snapshot is what one /prom page held.
