@@ -69,6 +69,11 @@ completes. Its position in event time is part of the checkpoint.`,
 	f.StringSlice("option", nil, "detector option DETECTOR.OPTION=VALUE (repeatable; see ozdoctor explain)")
 	f.Bool("json", true, "write every alert transition as a JSON line on stdout")
 	f.Bool("check-config", false, "check the configuration and exit")
+	f.StringSlice("prom.url", nil, "scrape this /prom endpoint of a local Ozone service, [COMPONENT=]URL with COMPONENT scm, om or datanode\n"+
+		"(default: told by Ozone's default ports 9876, 9874, 9882) (repeatable)")
+	f.Duration("prom.interval", 30*time.Second, "how often the /prom endpoints are scraped")
+	f.Duration("prom.timeout", 10*time.Second, "timeout of one scrape")
+	f.String("prom.token-file", "", "file holding the bearer token the endpoints require (Ozone's hdds.prometheus.endpoint.token)")
 	addESFlags(f)
 	addESFindingsFlags(f)
 	f.Duration("es.poll", 10*time.Second, "with --es.url: how often the next window of documents is read")
@@ -107,7 +112,7 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 	case len(logs) == 0:
 		return usageErrorf("--logs: no file to follow")
 	}
-	for _, key := range []string{"poll", "checkpoint-interval", "es.poll", "es.settle", "es.look-back"} {
+	for _, key := range []string{"poll", "checkpoint-interval", "es.poll", "es.settle", "es.look-back", "prom.interval", "prom.timeout"} {
 		if v.GetDuration(key) <= 0 {
 			return usageErrorf("--%s: must be positive, got %s", key, v.GetString(key))
 		}
@@ -134,6 +139,9 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		cfg.ES = &daemon.ESConfig{Source: esCfg, Poll: v.GetDuration("es.poll"), Settle: v.GetDuration("es.settle"),
 			LookBack: v.GetDuration("es.look-back")}
 	}
+	if cfg.Scrape, err = scrapeConfig(v); err != nil {
+		return usageErrorf("%w", err)
+	}
 	if v.GetBool("json") {
 		cfg.Findings = cmd.OutOrStdout()
 	}
@@ -144,6 +152,9 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		}
 		if cfg.ESFindings != nil {
 			what += ", findings to Elasticsearch " + strings.Join(cfg.ESFindings.URLs, ",")
+		}
+		if n := len(cfg.Scrape.Targets); n > 0 {
+			what += fmt.Sprintf(", %d /prom endpoint(s)", n)
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "configuration ok: %s, state in %s, %d Alertmanager(s)\n",
 			what, cfg.StateDir, len(cfg.Alertmanager.URLs))
@@ -174,4 +185,24 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		return &exitError{code: exitInternal, err: err}
 	}
 	return nil
+}
+
+// scrapeConfig reads the prom.* keys.
+func scrapeConfig(v *viper.Viper) (daemon.ScrapeConfig, error) {
+	c := daemon.ScrapeConfig{Interval: v.GetDuration("prom.interval"), Timeout: v.GetDuration("prom.timeout")}
+	for _, t := range v.GetStringSlice("prom.url") {
+		target, err := daemon.ParseScrapeTarget(t)
+		if err != nil {
+			return c, fmt.Errorf("--prom.url: %w", err)
+		}
+		c.Targets = append(c.Targets, target)
+	}
+	if file := v.GetString("prom.token-file"); file != "" {
+		token, err := os.ReadFile(file)
+		if err != nil {
+			return c, fmt.Errorf("--prom.token-file: %w", err)
+		}
+		c.Token = strings.TrimSpace(string(token))
+	}
+	return c, nil
 }

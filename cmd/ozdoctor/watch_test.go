@@ -165,7 +165,7 @@ func TestWatchCheckConfig(t *testing.T) {
 	if code := run([]string{"watch", "--config", "../../deploy/watch.yaml", "--check-config"}, &out, &errOut); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	if !strings.Contains(out.String(), "1 Alertmanager(s)") {
+	if !strings.Contains(out.String(), "1 Alertmanager(s)") || !strings.Contains(out.String(), "1 /prom endpoint(s)") {
 		t.Errorf("output: %s", out.String())
 	}
 	errOut.Reset()
@@ -199,5 +199,54 @@ func TestWatchElasticsearchConfig(t *testing.T) {
 		if code != c.code || !strings.Contains(out.String()+errOut.String(), c.want) {
 			t.Errorf("%q: exit %d, %s%s; want %d and %q", c.args, code, out.String(), errOut.String(), c.code, c.want)
 		}
+	}
+}
+
+// The /prom endpoints to scrape are checked at start.
+func TestWatchScrapeConfig(t *testing.T) {
+	token := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(token, []byte("s3cret\n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--prom.url", "http://localhost:9876/prom", "--prom.url", "om=https://om1:9875/prom", "--prom.token-file", token}, exitOK, "2 /prom endpoint(s)"},
+		{[]string{"--prom.url", "recon=http://localhost:9888/prom"}, exitUsage, `component "recon" is not scm, om or datanode`},
+		{[]string{"--prom.url", "localhost:9882/prom"}, exitUsage, "not an http(s) URL"},
+		{[]string{"--prom.url", "http://localhost:9882/prom", "--prom.token-file", "/nonexistent"}, exitUsage, "--prom.token-file"},
+		{[]string{"--prom.url", "http://localhost:9882/prom", "--prom.timeout", "0s"}, exitUsage, "--prom.timeout"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(append(append([]string{"watch", "--logs", "/var/log/ozone/*.log"}, c.args...), "--check-config"), &out, &errOut)
+		if code != c.code || !strings.Contains(out.String()+errOut.String(), c.want) {
+			t.Errorf("%q: exit %d, %s%s; want %d and %q", c.args, code, out.String(), errOut.String(), c.code, c.want)
+		}
+	}
+}
+
+// The configuration in the Kubernetes example's ConfigMap is valid.
+func TestKubernetesExampleConfig(t *testing.T) {
+	manifest, err := os.ReadFile("../../deploy/kubernetes/datanode-sidecar.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(manifest), "watch.yaml: |\n")
+	if !ok {
+		t.Fatal("no watch.yaml in the ConfigMap")
+	}
+	var config strings.Builder
+	for _, l := range strings.Split(block, "\n") {
+		if !strings.HasPrefix(l, "    ") {
+			break
+		}
+		config.WriteString(l[4:] + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "watch.yaml")
+	os.WriteFile(path, []byte(config.String()), 0o600)
+	var out, errOut bytes.Buffer
+	if code := run([]string{"watch", "--config", path, "--check-config"}, &out, &errOut); code != exitOK ||
+		!strings.Contains(out.String(), "2 log pattern(s)") || !strings.Contains(out.String(), "1 /prom endpoint(s)") {
+		t.Errorf("exit %d: %s%s", code, out.String(), errOut.String())
 	}
 }

@@ -39,7 +39,9 @@ import (
 type Config struct {
 	Logs []string // globs of the log files to follow
 	// ES, instead of Logs, reads one cluster's logs from Elasticsearch.
-	ES       *ESConfig
+	ES *ESConfig
+	// Scrape, if it has targets, scrapes the services' /prom.
+	Scrape   ScrapeConfig
 	StateDir string // checkpoint and Alertmanager queue; "" keeps nothing across restarts
 	// Poll is how often the files are read; default 1s.
 	Poll time.Duration
@@ -74,6 +76,7 @@ type Daemon struct {
 	pipe    *analysis.Pipeline
 	tailer  *tail.Tailer // nil when reading Elasticsearch
 	es      *esFollow    // nil when following files
+	scraper *scraper     // nil without scrape targets
 	follows map[string]*follow
 	am      *alertmanager.Sink
 	esq     *elasticsearch.Queue
@@ -121,6 +124,12 @@ func New(cfg Config) (*Daemon, error) {
 		return nil, errors.New("follow log files (logs) or read Elasticsearch (es.url), not both")
 	}
 	d := &Daemon{cfg: cfg, follows: map[string]*follow{}, sources: map[string]*metrics.Source{}}
+	if len(cfg.Scrape.Targets) > 0 {
+		var err error
+		if d.scraper, err = newScraper(cfg.Scrape); err != nil {
+			return nil, err
+		}
+	}
 	var docs []detectors.Doc
 	for _, r := range cfg.Pipeline.Detectors {
 		docs = append(docs, r.Doc)
@@ -216,6 +225,12 @@ func (d *Daemon) observe(t detectors.Transition) {
 func (d *Daemon) Run(ctx context.Context) error {
 	tick := time.NewTicker(d.cfg.Poll)
 	defer tick.Stop()
+	if d.scraper != nil {
+		scraping, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { d.scrapeLoop(scraping); close(done) }()
+		defer func() { stop(); <-done }()
+	}
 	for {
 		if err := d.Step(ctx); err != nil {
 			d.cfg.Log.Error("step", "err", err)
@@ -330,6 +345,12 @@ func (d *Daemon) stats(now time.Time) metrics.Stats {
 	}
 	if d.es != nil {
 		st.Sources = append(st.Sources, d.es.stats)
+	}
+	if d.scraper != nil {
+		for _, t := range d.scraper.targets {
+			st.Sources = append(st.Sources, t.source)
+			st.Scrapes = append(st.Scrapes, t.stats)
+		}
 	}
 	if d.esq != nil {
 		q := d.esq.Stats()

@@ -87,6 +87,7 @@ type Scrape struct {
 	Target   string
 	Up       bool
 	Duration time.Duration
+	Failures int64
 }
 
 // Metrics is the daemon's metrics. Observe, SetAlerts and Update may be
@@ -241,6 +242,8 @@ var (
 		"Whether the last scrape of a /prom target succeeded (1) or not (0).", []string{"target"}, nil)
 	descScrapeDuration = prometheus.NewDesc("ozdoctor_scrape_duration_seconds",
 		"Duration of the last scrape of a /prom target.", []string{"target"}, nil)
+	descScrapeFailures = prometheus.NewDesc("ozdoctor_scrape_failures_total",
+		"Scrapes of a /prom target that failed (refused, timed out, an answer other than 200, no readable sample).", []string{"target"}, nil)
 	descAMQueue = prometheus.NewDesc("ozdoctor_alertmanager_queue_length",
 		"Notifications waiting for an Alertmanager to acknowledge them.", []string{"url"}, nil)
 	descAMNotifications = prometheus.NewDesc("ozdoctor_alertmanager_notifications_total",
@@ -266,7 +269,7 @@ type collector struct{ m *Metrics }
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descActive, descPending, descTransitions, descEscalations, descSignals,
 		descRecords, descBytes, descParseErrors, descLag, descStateEntries, descStateLimit, descStateEvicted,
-		descMerger, descLate, descExpired, descEvicted, descScrapeUp, descScrapeDuration, descAMQueue,
+		descMerger, descLate, descExpired, descEvicted, descScrapeUp, descScrapeDuration, descScrapeFailures, descAMQueue,
 		descAMNotifications, descAMUp, descAMStateErrors, descESQueue, descESDocuments, descBuild} {
 		ch <- d
 	}
@@ -340,6 +343,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descScrapeUp, up, sc.Target)
 		gauge(descScrapeDuration, sc.Duration.Seconds(), sc.Target)
+		counter(descScrapeFailures, float64(sc.Failures), sc.Target)
 	}
 	if m.opt.Alertmanager != nil {
 		as := m.opt.Alertmanager.Stats()
