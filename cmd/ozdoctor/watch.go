@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
@@ -69,6 +71,8 @@ completes. Its position in event time is part of the checkpoint.`,
 	f.StringSlice("option", nil, "detector option DETECTOR.OPTION=VALUE (repeatable; see ozdoctor explain)")
 	f.Bool("json", true, "write every alert transition as a JSON line on stdout")
 	f.Bool("check-config", false, "check the configuration and exit")
+	f.String("web.config.file", "", "TLS and basic authentication of the HTTP endpoints, in the format of Prometheus' exporters\n"+
+		"(https://prometheus.io/docs/prometheus/latest/configuration/https/); certificates and users are re-read on every connection")
 	f.StringSlice("prom.url", nil, "scrape this /prom endpoint of a local Ozone service, [COMPONENT=]URL with COMPONENT scm, om or datanode\n"+
 		"(default: told by Ozone's default ports 9876, 9874, 9882) (repeatable)")
 	f.Duration("prom.interval", 30*time.Second, "how often the /prom endpoints are scraped")
@@ -82,45 +86,54 @@ completes. Its position in event time is part of the checkpoint.`,
 	return cmd
 }
 
-func runWatch(cmd *cobra.Command, v *viper.Viper) error {
+// watchSetup is a checked configuration of watch.
+type watchSetup struct {
+	cfg       daemon.Config
+	listen    string
+	webConfig string // --web.config.file
+	what      string // what it reads, for people
+}
+
+// watchConfig reads and checks the configuration (usage errors name the key).
+func watchConfig(cmd *cobra.Command, v *viper.Viper) (*watchSetup, error) {
 	zone, err := time.LoadLocation(v.GetString("tz"))
 	if err != nil {
-		return usageErrorf("--tz: %w", err)
+		return nil, usageErrorf("--tz: %w", err)
 	}
 	opt := analysis.Options{Zone: zone, Detectors: registry.All()}
 	kv, err := keyValues(v.GetStringSlice("option"))
 	if err != nil {
-		return usageErrorf("--option: %w", err)
+		return nil, usageErrorf("--option: %w", err)
 	}
 	if opt.DetectorOptions, err = detectors.ValidateOptions(opt.Detectors, kv); err != nil {
-		return usageErrorf("--option: %w", err)
+		return nil, usageErrorf("--option: %w", err)
 	}
 	esCfg, fromES, err := esConfig(v, time.Time{}, time.Time{})
 	if err != nil {
-		return usageErrorf("%w", err)
+		return nil, usageErrorf("%w", err)
 	}
 	clusters, _ := esClusters(v) // checked by esConfig
 	if len(clusters) > 0 && oneCluster(clusters) == "" {
-		return usageErrorf("--es.cluster: watch reads one cluster; run one watch per cluster")
+		return nil, usageErrorf("--es.cluster: watch reads one cluster; run one watch per cluster")
 	}
 	logs := v.GetStringSlice("logs")
 	switch {
 	case fromES && v.IsSet("logs"):
-		return usageErrorf("--logs and --es.url: follow files or read Elasticsearch, not both")
+		return nil, usageErrorf("--logs and --es.url: follow files or read Elasticsearch, not both")
 	case fromES:
 		logs = nil
 	case len(logs) == 0:
-		return usageErrorf("--logs: no file to follow")
+		return nil, usageErrorf("--logs: no file to follow")
 	}
 	for _, key := range []string{"poll", "checkpoint-interval", "es.poll", "es.settle", "es.look-back", "prom.interval", "prom.timeout"} {
 		if v.GetDuration(key) <= 0 {
-			return usageErrorf("--%s: must be positive, got %s", key, v.GetString(key))
+			return nil, usageErrorf("--%s: must be positive, got %s", key, v.GetString(key))
 		}
 	}
 	listen := v.GetString("listen")
 	if listen != "" {
 		if _, _, err := net.SplitHostPort(listen); err != nil {
-			return usageErrorf("--listen: %w", err)
+			return nil, usageErrorf("--listen: %w", err)
 		}
 	}
 	cfg := daemon.Config{Logs: logs, StateDir: v.GetString("state-dir"), Poll: v.GetDuration("poll"),
@@ -133,58 +146,140 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		findingsCluster = v.GetString("cluster")
 	}
 	if cfg.ESFindings, err = esFindingsConfig(v, findingsCluster); err != nil {
-		return usageErrorf("%w", err)
+		return nil, usageErrorf("%w", err)
 	}
 	if fromES {
 		cfg.ES = &daemon.ESConfig{Source: esCfg, Poll: v.GetDuration("es.poll"), Settle: v.GetDuration("es.settle"),
 			LookBack: v.GetDuration("es.look-back")}
 	}
 	if cfg.Scrape, err = scrapeConfig(v); err != nil {
-		return usageErrorf("%w", err)
+		return nil, usageErrorf("%w", err)
 	}
 	if v.GetBool("json") {
 		cfg.Findings = cmd.OutOrStdout()
 	}
+	what := fmt.Sprintf("%d log pattern(s)", len(logs))
+	if fromES {
+		what = "Elasticsearch index " + esCfg.Index
+	}
+	if cfg.ESFindings != nil {
+		what += ", findings to Elasticsearch " + strings.Join(cfg.ESFindings.URLs, ",")
+	}
+	if n := len(cfg.Scrape.Targets); n > 0 {
+		what += fmt.Sprintf(", %d /prom endpoint(s)", n)
+	}
+	webConfig := v.GetString("web.config.file")
+	if webConfig != "" {
+		if err := web.Validate(webConfig); err != nil {
+			return nil, usageErrorf("--web.config.file: %w", err)
+		}
+		what += ", endpoints secured by " + webConfig
+	}
+	return &watchSetup{cfg: cfg, listen: listen, webConfig: webConfig, what: what}, nil
+}
+
+func runWatch(cmd *cobra.Command, v *viper.Viper) error {
+	setup, err := watchConfig(cmd, v)
+	if err != nil {
+		return err
+	}
 	if v.GetBool("check-config") {
-		what := fmt.Sprintf("%d log pattern(s)", len(logs))
-		if fromES {
-			what = "Elasticsearch index " + esCfg.Index
-		}
-		if cfg.ESFindings != nil {
-			what += ", findings to Elasticsearch " + strings.Join(cfg.ESFindings.URLs, ",")
-		}
-		if n := len(cfg.Scrape.Targets); n > 0 {
-			what += fmt.Sprintf(", %d /prom endpoint(s)", n)
-		}
 		fmt.Fprintf(cmd.OutOrStdout(), "configuration ok: %s, state in %s, %d Alertmanager(s)\n",
-			what, cfg.StateDir, len(cfg.Alertmanager.URLs))
+			setup.what, setup.cfg.StateDir, len(setup.cfg.Alertmanager.URLs))
 		return nil
 	}
-	d, err := daemon.New(cfg)
+	log := setup.cfg.Log
+	d, err := daemon.New(setup.cfg)
 	if err != nil {
 		return &exitError{code: exitInternal, err: err}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if listen != "" {
-		srv := &http.Server{Addr: listen, Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	var live liveHandler
+	live.set(d.Handler())
+	if setup.listen != "" {
+		srv := &http.Server{Handler: &live, ReadHeaderTimeout: 10 * time.Second}
+		systemd := false
+		flags := &web.FlagConfig{WebListenAddresses: &[]string{setup.listen}, WebSystemdSocket: &systemd, WebConfigFile: &setup.webConfig}
 		go func() {
-			if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				cfg.Log.Error("http", "err", err)
+			if err := web.ListenAndServe(srv, flags, log); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("http", "err", err)
 				stop()
 			}
 		}()
 		defer srv.Close()
 	}
-	if fromES {
-		cfg.Log.Info("watching Elasticsearch", "urls", esCfg.URLs, "index", esCfg.Index, "cluster", esCfg.Cluster, "listen", listen, "state", cfg.StateDir)
-	} else {
-		cfg.Log.Info("watching", "logs", logs, "listen", listen, "state", cfg.StateDir)
+	log.Info("watching", "what", setup.what, "listen", setup.listen, "state", setup.cfg.StateDir)
+	for {
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- d.Run(runCtx) }()
+		var next *watchSetup
+		for next == nil {
+			select {
+			case err := <-done:
+				cancel()
+				if err != nil {
+					return &exitError{code: exitInternal, err: err}
+				}
+				return nil
+			case <-hup:
+				next = reloadWatch(cmd, v, setup, log)
+			}
+		}
+		// The running daemon writes its checkpoint and stops; the new one
+		// starts from it.
+		cancel()
+		if err := <-done; err != nil {
+			log.Error("checkpoint before the reload", "err", err)
+		}
+		nd, err := daemon.New(next.cfg)
+		if err != nil {
+			log.Error("reload failed, going on with the previous configuration", "err", err)
+			if nd, err = daemon.New(setup.cfg); err != nil {
+				return &exitError{code: exitInternal, err: err}
+			}
+			next = setup
+		}
+		d, setup = nd, next
+		live.set(d.Handler())
+		log.Info("reloaded", "what", setup.what, "state", setup.cfg.StateDir)
 	}
-	if err := d.Run(ctx); err != nil {
-		return &exitError{code: exitInternal, err: err}
+}
+
+// reloadWatch reads the configuration again on SIGHUP; it returns nil,
+// saying why, when the new one is not valid or cannot be applied without a
+// restart.
+func reloadWatch(cmd *cobra.Command, v *viper.Viper, old *watchSetup, log *slog.Logger) *watchSetup {
+	if path := v.GetString("config"); path != "" {
+		if err := v.ReadInConfig(); err != nil {
+			log.Error("reload refused, the running configuration stays", "err", err)
+			return nil
+		}
 	}
-	return nil
+	next, err := watchConfig(cmd, v)
+	switch {
+	case err != nil:
+		log.Error("reload refused, the running configuration stays", "err", err)
+		return nil
+	case next.listen != old.listen || next.webConfig != old.webConfig:
+		log.Error("reload refused: the listen address and --web.config.file change only with a restart")
+		return nil
+	}
+	next.cfg.Log = old.cfg.Log
+	return next
+}
+
+// liveHandler serves the running daemon's endpoints; a reload swaps it.
+type liveHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (l *liveHandler) set(h http.Handler) { l.h.Store(&h) }
+
+func (l *liveHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*l.h.Load()).ServeHTTP(w, r)
 }
 
 // scrapeConfig reads the prom.* keys.

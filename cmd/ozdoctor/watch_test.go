@@ -32,16 +32,8 @@ func freePort(t *testing.T) string {
 // runs, serves the alert on /alerts, writes its checkpoint on SIGTERM and
 // exits 0, and a second start resumes from it with the alert still known.
 func TestWatchProcess(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "ozdoctor")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	src, logs, state := t.TempDir(), t.TempDir(), t.TempDir()
-	s, r := scenario.Sample()
-	r.Rotate, r.Gzip = false, false
-	if err := s.Render(src, r); err != nil {
-		t.Fatal(err)
-	}
+	bin := buildOzdoctor(t)
+	src, logs, state := sampleLogs(t), t.TempDir(), t.TempDir()
 	addr := freePort(t)
 	start := func() (*exec.Cmd, *syncBuffer) {
 		out := &syncBuffer{}
@@ -58,32 +50,8 @@ func TestWatchProcess(t *testing.T) {
 	// The whole of every log appears at once; the daemon reads it from the
 	// start (new files) and the wall clock, far after the logs' times,
 	// releases idle streams.
-	filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() && strings.HasSuffix(p, ".log") {
-			rel, _ := filepath.Rel(src, p)
-			os.MkdirAll(filepath.Join(logs, filepath.Dir(rel)), 0o755)
-			data, _ := os.ReadFile(p)
-			os.WriteFile(filepath.Join(logs, rel), data, 0o644)
-		}
-		return nil
-	})
-	find := func(defect string) bool {
-		res, err := http.Get("http://" + addr + "/alerts")
-		if err != nil {
-			return false
-		}
-		defer res.Body.Close()
-		var a struct {
-			Alerts []struct{ Defect, State string }
-		}
-		json.NewDecoder(res.Body).Decode(&a)
-		for _, f := range a.Alerts {
-			if f.Defect == defect && f.State == "firing" {
-				return true
-			}
-		}
-		return false
-	}
+	copyLogs(t, src, logs)
+	find := func(defect string) bool { return alertFiring(http.DefaultClient, "http://"+addr, "", defect) }
 	deadline := time.Now().Add(60 * time.Second)
 	for !find("HDDS-17674") {
 		if time.Now().After(deadline) {
@@ -116,7 +84,7 @@ func TestWatchProcess(t *testing.T) {
 		t.Errorf("the second start did not resume:\n%.2000s", out.String())
 	}
 	for fp := range firing(out.String()) {
-		if fired[fp] {
+		if fired[fp] > 0 {
 			t.Errorf("the restarted daemon sent the firing transition of %s again:\n%s", fp, out.String())
 		}
 	}
@@ -145,14 +113,14 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// firing returns the fingerprints of the transitions into firing (not
-// escalations, which stay firing) among the JSON lines of a daemon's output.
-func firing(out string) map[string]bool {
-	fps := map[string]bool{}
+// firing counts the transitions into firing (not escalations, which stay
+// firing) by fingerprint among the JSON lines of a daemon's output.
+func firing(out string) map[string]int {
+	fps := map[string]int{}
 	for _, line := range strings.Split(out, "\n") {
 		var tr struct{ Fingerprint, From, To string }
 		if json.Unmarshal([]byte(line), &tr) == nil && tr.To == "firing" && tr.From != "firing" {
-			fps[tr.Fingerprint] = true
+			fps[tr.Fingerprint]++
 		}
 	}
 	return fps
@@ -202,8 +170,9 @@ func TestWatchElasticsearchConfig(t *testing.T) {
 	}
 }
 
-// The /prom endpoints to scrape are checked at start.
-func TestWatchScrapeConfig(t *testing.T) {
+// The /prom endpoints to scrape and the web configuration are checked at
+// start.
+func TestWatchScrapeAndWebConfig(t *testing.T) {
 	token := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(token, []byte("s3cret\n"), 0o600)
 	for _, c := range []struct {
@@ -216,6 +185,8 @@ func TestWatchScrapeConfig(t *testing.T) {
 		{[]string{"--prom.url", "localhost:9882/prom"}, exitUsage, "not an http(s) URL"},
 		{[]string{"--prom.url", "http://localhost:9882/prom", "--prom.token-file", "/nonexistent"}, exitUsage, "--prom.token-file"},
 		{[]string{"--prom.url", "http://localhost:9882/prom", "--prom.timeout", "0s"}, exitUsage, "--prom.timeout"},
+		{[]string{"--web.config.file", "/nonexistent/web.yaml"}, exitUsage, "--web.config.file"},
+		{[]string{"--web.config.file", token}, exitUsage, "--web.config.file"}, // not YAML of the format
 	} {
 		var out, errOut bytes.Buffer
 		code := run(append(append([]string{"watch", "--logs", "/var/log/ozone/*.log"}, c.args...), "--check-config"), &out, &errOut)
@@ -249,4 +220,64 @@ func TestKubernetesExampleConfig(t *testing.T) {
 		!strings.Contains(out.String(), "2 log pattern(s)") || !strings.Contains(out.String(), "1 /prom endpoint(s)") {
 		t.Errorf("exit %d: %s%s", code, out.String(), errOut.String())
 	}
+}
+
+// buildOzdoctor builds the command into a temporary directory.
+func buildOzdoctor(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "ozdoctor")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// sampleLogs renders the sample's cluster, unrotated, and returns its directory.
+func sampleLogs(t *testing.T) string {
+	src := t.TempDir()
+	s, r := scenario.Sample()
+	r.Rotate, r.Gzip = false, false
+	if err := s.Render(src, r); err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// copyLogs copies the .log files of src into dst, whole.
+func copyLogs(t *testing.T, src, dst string) {
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && strings.HasSuffix(p, ".log") {
+			rel, _ := filepath.Rel(src, p)
+			os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755)
+			data, _ := os.ReadFile(p)
+			err = os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// alertFiring reports whether /alerts at base lists a firing alert of
+// defect; auth is "user:password" for basic authentication, or "".
+func alertFiring(client *http.Client, base, auth, defect string) bool {
+	req, _ := http.NewRequest(http.MethodGet, base+"/alerts", nil)
+	if user, pw, ok := strings.Cut(auth, ":"); ok {
+		req.SetBasicAuth(user, pw)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	defer res.Body.Close()
+	var a struct {
+		Alerts []struct{ Defect, State string }
+	}
+	json.NewDecoder(res.Body).Decode(&a)
+	for _, f := range a.Alerts {
+		if f.Defect == defect && f.State == "firing" {
+			return true
+		}
+	}
+	return false
 }
