@@ -62,6 +62,7 @@ completes. Its position in event time is part of the checkpoint.`,
 	f.String("listen", "127.0.0.1:9794", "address of the HTTP endpoints (/metrics, /alerts, /healthz, /readyz); empty: none")
 	f.String("state-dir", "/var/lib/ozdoctor", "directory of the checkpoint and the Alertmanager queue")
 	f.StringSlice("alertmanager.url", nil, "Alertmanager base URL (repeatable)")
+	f.Duration("alertmanager.backoff-max", alertmanager.DefaultBackoffMax, "longest wait before retrying an Alertmanager that failed (the wait doubles from 1s per failure)")
 	f.String("cluster", "", "cluster label of the alerts")
 	f.String("runbook-base", "", "runbook URL prefix; the detector's name is appended")
 	f.Duration("poll", time.Second, "how often the files are read")
@@ -125,7 +126,7 @@ func watchConfig(cmd *cobra.Command, v *viper.Viper) (*watchSetup, error) {
 	case len(logs) == 0:
 		return nil, usageErrorf("--logs: no file to follow")
 	}
-	for _, key := range []string{"poll", "checkpoint-interval", "es.poll", "es.settle", "es.look-back", "prom.interval", "prom.timeout"} {
+	for _, key := range []string{"poll", "checkpoint-interval", "es.poll", "es.settle", "es.look-back", "prom.interval", "prom.timeout", "alertmanager.backoff-max"} {
 		if v.GetDuration(key) <= 0 {
 			return nil, usageErrorf("--%s: must be positive, got %s", key, v.GetString(key))
 		}
@@ -139,7 +140,7 @@ func watchConfig(cmd *cobra.Command, v *viper.Viper) (*watchSetup, error) {
 	cfg := daemon.Config{Logs: logs, StateDir: v.GetString("state-dir"), Poll: v.GetDuration("poll"),
 		CheckpointEvery: v.GetDuration("checkpoint-interval"), LookBack: v.GetInt64("look-back"), Pipeline: opt,
 		Alertmanager: alertmanager.Config{URLs: v.GetStringSlice("alertmanager.url"), Cluster: v.GetString("cluster"),
-			RunbookBase: v.GetString("runbook-base")},
+			RunbookBase: v.GetString("runbook-base"), BackoffMax: v.GetDuration("alertmanager.backoff-max")},
 		Version: version, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
 	findingsCluster := oneCluster(clusters)
 	if findingsCluster == "" {

@@ -19,7 +19,7 @@ import (
 )
 
 // freePort returns a loopback address nothing listens on.
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +223,7 @@ func TestKubernetesExampleConfig(t *testing.T) {
 }
 
 // buildOzdoctor builds the command into a temporary directory.
-func buildOzdoctor(t *testing.T) string {
+func buildOzdoctor(t testing.TB) string {
 	bin := filepath.Join(t.TempDir(), "ozdoctor")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

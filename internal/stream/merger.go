@@ -163,8 +163,11 @@ func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
 // Release hands on, in event-time order, every signal that no open stream
 // can still precede; now is the wall time (zero in batch runs: no stream
 // is ever idle). It returns the watermark: the event time up to which
-// everything was handed on (zero when nothing may be yet, the newest
-// released when no open stream bounds it).
+// everything was handed on (zero when nothing may be yet). When no open
+// stream bounds it, that is the newest released in a batch run, and live
+// the wall clock minus the lateness, as for idle streams: a daemon whose
+// files bring no signal (after a restart, its sources open streams only
+// with their next signal) still passes its detectors' deadlines.
 func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time {
 	m.releaseUntimed(emit)
 	if m.held > 0 {
@@ -178,6 +181,9 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 		}
 	}
 	if !bounded {
+		if live := now.Add(-m.opt.Lateness); !now.IsZero() && live.After(m.clock) {
+			return live
+		}
 		return m.clock
 	}
 	return limit

@@ -71,6 +71,26 @@ func TestMergerReleasesUpToTheSlowestStreamMinusLateness(t *testing.T) {
 	}
 }
 
+// With no open stream the watermark is the newest released in a batch run,
+// and live the wall clock minus the lateness (a restarted daemon whose
+// files bring no signal opens no stream, yet deadlines must pass).
+func TestMergerWithoutStreamsFollowsTheWallClockLive(t *testing.T) {
+	m := NewMerger(Options{Lateness: 2 * time.Second, Idle: time.Minute})
+	a := m.Open("a", "", t0)
+	m.Push(a, sig("a", time.Second, "a1"), t0)
+	m.Close(a)
+	if w := m.Release(time.Time{}, func(*catalogue.Signal) {}); !w.Equal(t0.Add(time.Second)) {
+		t.Errorf("batch: watermark %s, want the newest released", w)
+	}
+	wall := t0.Add(time.Hour)
+	if w := m.Release(wall, func(*catalogue.Signal) {}); !w.Equal(wall.Add(-2 * time.Second)) {
+		t.Errorf("live: watermark %s, want the wall clock minus the lateness", w)
+	}
+	if w := m.Release(t0, func(*catalogue.Signal) {}); !w.Equal(t0.Add(time.Second)) {
+		t.Errorf("live, wall clock behind the released: watermark %s, want the newest released", w)
+	}
+}
+
 func TestMergerHoldAndDrainAndFilter(t *testing.T) {
 	m := NewMerger(Options{Lateness: time.Second, Until: t0.Add(time.Minute)})
 	m.Hold()

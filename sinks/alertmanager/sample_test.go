@@ -8,6 +8,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/internal/amtest"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 )
 
@@ -16,10 +17,10 @@ import (
 // is accepted, and the incidents still ongoing at the end of the bundle are
 // the active alerts, with their detector's remediation.
 func TestRealAlertmanagerTakesTheSampleBundle(t *testing.T) {
-	hook := &webhook{}
+	hook := &amtest.Webhook{}
 	hs := httptest.NewServer(hook)
 	defer hs.Close()
-	am := newAlertmanager(t, hs.URL)
+	am := amtest.New(t, hs.URL)
 	regs := registry.All()
 	var docs []detectors.Doc
 	byName := map[string]detectors.Doc{}
@@ -33,7 +34,7 @@ func TestRealAlertmanagerTakesTheSampleBundle(t *testing.T) {
 		}
 		return f
 	}
-	s, err := New(Config{URLs: []string{am.url()}, Cluster: "sample", Docs: docs}, finalize)
+	s, err := New(Config{URLs: []string{am.URL()}, Cluster: "sample", Docs: docs}, finalize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestRealAlertmanagerTakesTheSampleBundle(t *testing.T) {
 	if ts := st.Targets[0]; ts.Queue != 0 || ts.Dropped != 0 || ts.Failed != 0 || ts.Sent == 0 || ts.LastError != "" {
 		t.Fatalf("stats %+v", st)
 	}
-	active := am.alerts(t)
+	active := am.ByIncident(t)
 	firing := 0
 	for _, f := range res.Findings {
 		a, ok := active[f.Key]
