@@ -14,6 +14,7 @@ var SidecarMetrics = []string{
 	"ozdoctor_parse_errors_total", "ozdoctor_state_entries", "ozdoctor_state_evicted_total",
 	"ozdoctor_source_lag_seconds", "ozdoctor_merger_queued_signals", "ozdoctor_alertmanager_queue_length",
 	"ozdoctor_alertmanager_notifications_total", "ozdoctor_scrape_up", "ozdoctor_scrape_duration_seconds",
+	"ozdoctor_scrape_failures_total", "ozdoctor_checkpoint_failures_total", "ozdoctor_checkpoint_last_success_timestamp_seconds",
 	"ozdoctor_build_info",
 }
 

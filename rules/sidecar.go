@@ -246,6 +246,24 @@ func healthRules() []Rule {
 			},
 		},
 		{
+			Alert: "OzdoctorCheckpointFailing",
+			Expr:  `increase(ozdoctor_checkpoint_failures_total[10m]) > 0`,
+			For:   5 * time.Minute, Labels: warn,
+			Annotations: map[string]string{
+				"summary":     "ozdoctor on {{ $labels.instance }} cannot write its checkpoint",
+				"description": "The sidecar's state directory cannot be written (read-only, full or gone): it keeps reading and alerting, but a restart would go back to its last checkpoint and read again what came since. Check the state directory's volume (--state-dir).",
+			},
+			Panels: []Panel{{Title: "Seconds since the last checkpoint", Legend: "{{instance}}",
+				Expr: `time() - ozdoctor_checkpoint_last_success_timestamp_seconds`}},
+			Tests: []Case{
+				{Name: "every checkpoint fails", At: 20 * time.Minute,
+					Series: []Series{{hs("ozdoctor_checkpoint_failures_total", hl()), "0+2x25"}},
+					Fire:   []map[string]string{{"instance": healthInstance, "job": sidecarJob}}},
+				{Name: "near miss: one failure long ago", At: 40 * time.Minute,
+					Series: []Series{{hs("ozdoctor_checkpoint_failures_total", hl()), "0x5 1x40"}}},
+			},
+		},
+		{
 			Alert: "OzdoctorStateEvictionsClimbing",
 			Expr:  `sum by (instance, job, detector, state) (increase(ozdoctor_state_evicted_total[30m])) > 0`,
 			For:   15 * time.Minute, Labels: warn,

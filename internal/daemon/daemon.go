@@ -71,19 +71,20 @@ type Config struct {
 
 // Daemon is a running sidecar.
 type Daemon struct {
-	cfg     Config
-	mu      sync.Mutex // the pipeline, the followers and the checkpoint
-	pipe    *analysis.Pipeline
-	tailer  *tail.Tailer // nil when reading Elasticsearch
-	es      *esFollow    // nil when following files
-	scraper *scraper     // nil without scrape targets
-	follows map[string]*follow
-	am      *alertmanager.Sink
-	esq     *elasticsearch.Queue
-	metrics *metrics.Metrics
-	sources map[string]*metrics.Source
-	saved   time.Time // wall time of the last checkpoint
-	ready   atomic.Bool
+	cfg         Config
+	mu          sync.Mutex // the pipeline, the followers and the checkpoint
+	pipe        *analysis.Pipeline
+	tailer      *tail.Tailer // nil when reading Elasticsearch
+	es          *esFollow    // nil when following files
+	scraper     *scraper     // nil without scrape targets
+	follows     map[string]*follow
+	am          *alertmanager.Sink
+	esq         *elasticsearch.Queue
+	metrics     *metrics.Metrics
+	sources     map[string]*metrics.Source
+	saved       time.Time // wall time of the last checkpoint attempt
+	checkpoints metrics.Checkpoint
+	ready       atomic.Bool
 }
 
 // follow is one followed file being recognised.
@@ -265,10 +266,10 @@ func (d *Daemon) Step(ctx context.Context) error {
 	} else {
 		errs = append(errs, d.stepFiles(ctx, now))
 	}
-	d.metrics.Update(d.stats(now))
 	if now.Sub(d.saved) >= d.cfg.CheckpointEvery {
 		errs = append(errs, d.checkpoint(now))
 	}
+	d.metrics.Update(d.stats(now))
 	d.ready.Store(true)
 	return errors.Join(errs...)
 }
@@ -356,6 +357,10 @@ func (d *Daemon) stats(now time.Time) metrics.Stats {
 		q := d.esq.Stats()
 		st.ESFindings = &q
 	}
+	if d.cfg.StateDir != "" {
+		c := d.checkpoints
+		st.Checkpoint = &c
+	}
 	return st
 }
 
@@ -366,26 +371,34 @@ func (d *Daemon) Checkpoint() error {
 	return d.checkpoint(d.cfg.Now())
 }
 
-// checkpoint writes the pipeline's state with the files' positions: for a
-// file whose last record is still open, the position of its first line, so
-// that a restart reads it again whole.
+// checkpoint writes the state now, counting how it went.
 func (d *Daemon) checkpoint(now time.Time) error {
 	d.saved = now
 	if d.cfg.StateDir == "" {
 		return nil
 	}
-	if d.es != nil {
-		data, err := d.pipe.Checkpoint([]stream.Position{d.es.position()})
-		if err != nil {
-			return err
-		}
-		return atomicfile.Write(filepath.Join(d.cfg.StateDir, checkpointFile), data)
+	if err := d.writeCheckpoint(); err != nil {
+		d.checkpoints.Failures++
+		return fmt.Errorf("checkpoint (a restart would go back to the last one written): %w", err)
 	}
-	positions := d.tailer.Positions()
-	for i, p := range positions {
-		if f := d.follows[p.Stream]; f != nil {
-			if line, off, ok := f.fl.OpenPosition(); ok {
-				positions[i].Line, positions[i].Offset = line-1, off
+	d.checkpoints.LastSuccess = now
+	return nil
+}
+
+// writeCheckpoint writes the pipeline's state with the sources' positions:
+// for a file whose last record is still open, the position of its first
+// line, so that a restart reads it again whole.
+func (d *Daemon) writeCheckpoint() error {
+	var positions []stream.Position
+	if d.es != nil {
+		positions = []stream.Position{d.es.position()}
+	} else {
+		positions = d.tailer.Positions()
+		for i, p := range positions {
+			if f := d.follows[p.Stream]; f != nil {
+				if line, off, ok := f.fl.OpenPosition(); ok {
+					positions[i].Line, positions[i].Offset = line-1, off
+				}
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +140,76 @@ func TestScrapeCorroboratesAndFaultsAreCounted(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
+}
+
+// A state directory that cannot be written (replaced by a file here:
+// permissions do not stop root) makes checkpoints fail: the daemon says so
+// (the step's error, ozdoctor_checkpoint_failures_total) and goes on
+// reading; once the directory can be written the next checkpoint is.
+func TestCheckpointFailuresAreCountedAndSurvived(t *testing.T) {
+	logs, state := t.TempDir(), filepath.Join(t.TempDir(), "state")
+	os.MkdirAll(state, 0o755)
+	log := filepath.Join(logs, "ozone-hadoop-scm-scm1.log")
+	os.WriteFile(log, nil, 0o644)
+	clk := &clock{t: time.Date(2026, 8, 23, 12, 0, 0, 0, time.UTC)}
+	d, err := New(Config{Logs: []string{log}, StateDir: state, CheckpointEvery: time.Second,
+		Pipeline: analysis.Options{Detectors: registry.All()}, Now: clk.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsText := func() string {
+		srv := httptest.NewServer(d.Handler())
+		defer srv.Close()
+		res, err := srv.Client().Get(srv.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(res.Body)
+		return b.String()
+	}
+	step := func() error {
+		clk.t = clk.t.Add(2 * time.Second)
+		return d.Step(context.Background())
+	}
+	if err := step(); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(state)
+	os.WriteFile(state, nil, 0o644)
+	if err := step(); err == nil || !strings.Contains(err.Error(), "checkpoint") {
+		t.Fatalf("a step without its state directory: %v", err)
+	}
+	os.WriteFile(log, []byte("2026-08-23 12:00:03,000 [main] INFO org.apache.hadoop.hdds.scm.server.StorageContainerManager: still reading\n"), 0o644)
+	if err := step(); err == nil {
+		t.Fatal("the second checkpoint did not fail")
+	}
+	if m := metricsText(); !strings.Contains(m, "ozdoctor_checkpoint_failures_total 2") ||
+		!strings.Contains(m, `ozdoctor_records_read_total{source="`+log+`"} 1`) {
+		t.Errorf("metrics after two failed checkpoints:\n%s", grepLines(m, "checkpoint|records_read"))
+	}
+	os.Remove(state)
+	if err := step(); err != nil {
+		t.Fatalf("with the directory back: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(state, checkpointFile)); err != nil {
+		t.Error(err)
+	}
+	want := fmt.Sprintf("ozdoctor_checkpoint_last_success_timestamp_seconds %g", float64(clk.t.Unix()))
+	if m := metricsText(); !strings.Contains(m, want) {
+		t.Errorf("metrics lack %q:\n%s", want, grepLines(m, "checkpoint"))
+	}
+}
+
+// grepLines returns the lines of s that match pattern.
+func grepLines(s, pattern string) string {
+	re := regexp.MustCompile(pattern)
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if re.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

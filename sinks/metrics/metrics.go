@@ -63,6 +63,15 @@ type Stats struct {
 	Engine       detectors.EngineStats
 	// ESFindings is the queue of findings to Elasticsearch, if any.
 	ESFindings *elasticsearch.QueueStats
+	// Checkpoint is how the state's checkpoints went (nil without a state
+	// directory).
+	Checkpoint *Checkpoint
+}
+
+// Checkpoint counts the daemon's checkpoints.
+type Checkpoint struct {
+	LastSuccess time.Time // zero before the first
+	Failures    int64
 }
 
 // Source is one input: a followed log file (or glob), an Elasticsearch
@@ -253,6 +262,10 @@ var (
 		"Whether the last request to an Alertmanager succeeded or none failed yet (1), or it is being retried (0).", []string{"url"}, nil)
 	descAMStateErrors = prometheus.NewDesc("ozdoctor_alertmanager_state_errors_total",
 		"Failures to read or write the Alertmanager queues in the state directory (the queues are then kept in memory).", nil, nil)
+	descCheckpointLast = prometheus.NewDesc("ozdoctor_checkpoint_last_success_timestamp_seconds",
+		"When the state was last written to the state directory (0 before the first time).", nil, nil)
+	descCheckpointFailures = prometheus.NewDesc("ozdoctor_checkpoint_failures_total",
+		"Checkpoints that could not be written (state directory read-only, full or gone): a restart would lose what came since the last one.", nil, nil)
 	descESQueue = prometheus.NewDesc("ozdoctor_elasticsearch_findings_queue_length",
 		"Finding and transition documents waiting to be indexed into Elasticsearch.", nil, nil)
 	descESDocuments = prometheus.NewDesc("ozdoctor_elasticsearch_findings_documents_total",
@@ -270,7 +283,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descActive, descPending, descTransitions, descEscalations, descSignals,
 		descRecords, descBytes, descParseErrors, descLag, descStateEntries, descStateLimit, descStateEvicted,
 		descMerger, descLate, descExpired, descEvicted, descScrapeUp, descScrapeDuration, descScrapeFailures, descAMQueue,
-		descAMNotifications, descAMUp, descAMStateErrors, descESQueue, descESDocuments, descBuild} {
+		descAMNotifications, descAMUp, descAMStateErrors, descCheckpointLast, descCheckpointFailures, descESQueue, descESDocuments, descBuild} {
 		ch <- d
 	}
 }
@@ -359,6 +372,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(descAMUp, up, t.URL)
 		}
 		counter(descAMStateErrors, float64(as.StateErrors))
+	}
+	if c := s.Checkpoint; c != nil {
+		last := 0.0
+		if !c.LastSuccess.IsZero() {
+			last = float64(c.LastSuccess.UnixMilli()) / 1000
+		}
+		gauge(descCheckpointLast, last)
+		counter(descCheckpointFailures, float64(c.Failures))
 	}
 	if q := s.ESFindings; q != nil {
 		gauge(descESQueue, float64(q.Queue))
