@@ -66,6 +66,10 @@ completes. Its position in event time is part of the checkpoint.`,
 	f.String("cluster", "", "cluster label of the alerts")
 	f.String("runbook-base", "", "runbook URL prefix; the detector's name is appended")
 	f.Duration("poll", time.Second, "how often the files are read")
+	f.Duration("lateness", 2*time.Second, "how far a record may come behind the other files' newest and still take its place in event-time order;\n"+
+		"an alert comes this long after its signature's last line")
+	f.Duration("idle-flush", 2*time.Second, "how long a file may stay quiet before its last record is taken as complete\n"+
+		"(log4j writes a record, stack trace included, in one write)")
 	f.Duration("checkpoint-interval", 30*time.Second, "how often the state is written")
 	f.Int64("look-back", 1<<20, "bytes of each file the first start reads back")
 	f.String("tz", "UTC", "time zone of log timestamps (IANA name)")
@@ -101,7 +105,7 @@ func watchConfig(cmd *cobra.Command, v *viper.Viper) (*watchSetup, error) {
 	if err != nil {
 		return nil, usageErrorf("--tz: %w", err)
 	}
-	opt := analysis.Options{Zone: zone, Detectors: registry.All()}
+	opt := analysis.Options{Zone: zone, Detectors: registry.All(), Lateness: v.GetDuration("lateness")}
 	kv, err := keyValues(v.GetStringSlice("option"))
 	if err != nil {
 		return nil, usageErrorf("--option: %w", err)
@@ -126,7 +130,7 @@ func watchConfig(cmd *cobra.Command, v *viper.Viper) (*watchSetup, error) {
 	case len(logs) == 0:
 		return nil, usageErrorf("--logs: no file to follow")
 	}
-	for _, key := range []string{"poll", "checkpoint-interval", "es.poll", "es.settle", "es.look-back", "prom.interval", "prom.timeout", "alertmanager.backoff-max"} {
+	for _, key := range []string{"poll", "lateness", "idle-flush", "checkpoint-interval", "es.poll", "es.settle", "es.look-back", "prom.interval", "prom.timeout", "alertmanager.backoff-max"} {
 		if v.GetDuration(key) <= 0 {
 			return nil, usageErrorf("--%s: must be positive, got %s", key, v.GetString(key))
 		}
@@ -138,7 +142,7 @@ func watchConfig(cmd *cobra.Command, v *viper.Viper) (*watchSetup, error) {
 		}
 	}
 	cfg := daemon.Config{Logs: logs, StateDir: v.GetString("state-dir"), Poll: v.GetDuration("poll"),
-		CheckpointEvery: v.GetDuration("checkpoint-interval"), LookBack: v.GetInt64("look-back"), Pipeline: opt,
+		CheckpointEvery: v.GetDuration("checkpoint-interval"), LookBack: v.GetInt64("look-back"), IdleFlush: v.GetDuration("idle-flush"), Pipeline: opt,
 		Alertmanager: alertmanager.Config{URLs: v.GetStringSlice("alertmanager.url"), Cluster: v.GetString("cluster"),
 			RunbookBase: v.GetString("runbook-base"), BackoffMax: v.GetDuration("alertmanager.backoff-max")},
 		Version: version, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}

@@ -56,6 +56,10 @@ func (r *Recording) Push(id stream.ID, s catalogue.Signal, _ time.Time) {
 	st.Events = append(st.Events, RecordedEvent{Signal: s})
 }
 
+// Progress implements stream.Streams: a replay's watermarks come from its
+// signals alone.
+func (r *Recording) Progress(stream.ID, time.Time, time.Time) {}
+
 // Close implements stream.Streams.
 func (r *Recording) Close(stream.ID) {}
 

@@ -295,6 +295,9 @@ func (d *Daemon) stepFiles(ctx context.Context, now time.Time) error {
 			f.fl.Flush(now)
 			f.flushed = true
 		}
+		if f.flushed {
+			f.fl.CaughtUp(now)
+		}
 	}
 	d.pipe.Release(now)
 	return errors.Join(errs...)

@@ -160,6 +160,21 @@ func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
 	heap.Push(&m.queue, item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: id, seq: m.seq})
 }
 
+// Progress tells that stream id has read records up to event time t at wall
+// time now, signals or not: its watermark moves as if it had pushed one.
+func (m *Merger) Progress(id ID, t, now time.Time) {
+	st := m.streams[id]
+	if st == nil {
+		return
+	}
+	if t.After(st.newest) {
+		st.newest = t
+	}
+	if now.After(st.lastPush) {
+		st.lastPush = now
+	}
+}
+
 // Release hands on, in event-time order, every signal that no open stream
 // can still precede; now is the wall time (zero in batch runs: no stream
 // is ever idle). It returns the watermark: the event time up to which

@@ -71,6 +71,29 @@ func TestMergerReleasesUpToTheSlowestStreamMinusLateness(t *testing.T) {
 	}
 }
 
+// A stream whose records bring no signal moves its watermark with
+// Progress, so it holds the others back only as far as it lags.
+func TestMergerProgressWithoutSignals(t *testing.T) {
+	m := NewMerger(Options{Lateness: 2 * time.Second, Idle: time.Minute})
+	a := m.Open("a", "", t0)
+	b := m.Open("b", "", t0)
+	m.Push(a, sig("a", 10*time.Second, "a10"), t0)
+	m.Push(a, sig("a", 20*time.Second, "a20"), t0)
+	m.Push(b, sig("b", time.Second, "b1"), t0)
+	if got := texts(m, t0); len(got) != 0 {
+		t.Fatalf("released %v while b is at 1s", got)
+	}
+	m.Progress(b, t0.Add(15*time.Second), t0)
+	if got := texts(m, t0); !slices.Equal(got, []string{"b1", "a10"}) {
+		t.Fatalf("released %v, want b1 a10 (b read up to 15s)", got)
+	}
+	m.Progress(b, t0.Add(5*time.Second), t0) // never backwards
+	m.Progress(a, t0.Add(30*time.Second), t0)
+	if got := texts(m, t0); len(got) != 0 {
+		t.Fatalf("released %v, want nothing before 13s", got)
+	}
+}
+
 // With no open stream the watermark is the newest released in a batch run,
 // and live the wall clock minus the lateness (a restarted daemon whose
 // files bring no signal opens no stream, yet deadlines must pass).

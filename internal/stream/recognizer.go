@@ -53,6 +53,7 @@ type source struct {
 	host      string
 	component parsers.Component
 	signals   int64
+	reported  time.Time // the newest time Streams.Progress was told
 }
 
 // Streams receives the signals of the streams a Recognizer finds; a
@@ -61,6 +62,9 @@ type Streams interface {
 	Open(host string, comp parsers.Component, now time.Time) ID
 	Relabel(id ID, host string, comp parsers.Component)
 	Push(id ID, s catalogue.Signal, now time.Time)
+	// Progress tells that the stream has read records up to event time t,
+	// signals or not.
+	Progress(id ID, t, now time.Time)
 	Close(id ID)
 }
 
@@ -123,6 +127,19 @@ func (fl *Follower) Drain(now time.Time) {
 func (fl *Follower) Flush(now time.Time) {
 	fl.fs.sc.Flush()
 	fl.Drain(now)
+}
+
+// CaughtUp tells that the file has been read to its end, with no record
+// open, at wall time now: whatever it logs next is logged from now on, so
+// its streams hold the others back no further than now (minus the
+// lateness). A quiet file then costs an alert nothing but the lateness.
+func (fl *Follower) CaughtUp(now time.Time) {
+	if fl.fs.sc.OpenLine() > 0 {
+		return
+	}
+	for _, src := range fl.fs.order {
+		fl.fs.m.Progress(src.id, now, now)
+	}
 }
 
 // End ends the file (it was let go): its records and streams are closed.
@@ -203,6 +220,17 @@ func (fs *fileScan) drain(now time.Time) {
 		// A silence is reported after the signals of the record that ends it.
 		if !rec.Time.IsZero() {
 			fs.sendGaps(rec.Time, now)
+		}
+	}
+	// Lines without signals move a stream's watermark too (the scanner
+	// reads the time of every line, candidate or not): a stream that keeps
+	// logging ordinary lines holds the others back no longer than its own
+	// lines lag. A record still open is not late for it: the watermark
+	// stays the lateness behind the stream's newest time.
+	for service, src := range fs.byService {
+		if t := fs.sc.Latest(service); t.After(src.reported) {
+			fs.m.Progress(src.id, t, now)
+			src.reported = t
 		}
 	}
 }

@@ -701,6 +701,18 @@ func (s *Scanner) finish(st *stream) {
 	}
 }
 
+// Latest returns the newest event time of the records of service ("" for
+// a file's own) read so far, whether they became records or not (a line the
+// prefilter passes over still has its time read); zero when none had one.
+func (s *Scanner) Latest(service string) time.Time {
+	for _, st := range s.streams {
+		if st.name == service && st.timed {
+			return s.zone.time(st.maxMs)
+		}
+	}
+	return time.Time{}
+}
+
 // noteTime records a record's event time in the time range, the service's
 // figures and the gap list.
 func (s *Scanner) noteTime(st *stream, ms int64) {
