@@ -62,6 +62,8 @@ With --format json, stdout holds one JSON document:
 		"the package name may stand for the detector (divisionclosing.stuck-after), and OPTION alone\n"+
 		"when one detector declares it (repeatable; ozdoctor explain lists each detector's options)")
 	f.Bool("progress", true, "show progress on stderr when it is a terminal")
+	f.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	f.String("memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof)")
 	addESFlags(f)
 	addESFindingsFlags(f)
 	return cmd
@@ -125,6 +127,15 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
+	stopProfiles, err := startProfiles(v.GetString("cpuprofile"), v.GetString("memprofile"))
+	if err != nil {
+		return usageErrorf("%w", err)
+	}
+	defer func() {
+		if err := stopProfiles(); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ozdoctor: writing the profiles: %v\n", err)
+		}
+	}()
 	stderr := cmd.ErrOrStderr()
 	if v.GetBool("progress") && isTerminal(stderr) {
 		p := newProgress(stderr)
