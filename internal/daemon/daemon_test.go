@@ -30,19 +30,7 @@ func (c *clock) now() time.Time { return c.t }
 // restart from the last checkpoint halfway: the daemon ends with the
 // findings a bundle run over the same files reports.
 func TestWatchFindsWhatABundleRunFinds(t *testing.T) {
-	src := t.TempDir()
-	s, r := scenario.Sample()
-	r.Rotate, r.Gzip = false, false
-	if err := s.Render(src, r); err != nil {
-		t.Fatal(err)
-	}
-	opt := analysis.Options{Detectors: registry.All(), Engine: detectors.EngineOptions{Retention: 24 * time.Hour}}
-	bopt := opt
-	bopt.Inputs = []string{src}
-	batch, err := analysis.Run(context.Background(), bopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, opt, batch := sampleRun(t)
 	want := summary(batch.Findings)
 	if len(want) != 5 {
 		t.Fatalf("batch run: %v", want)
@@ -149,6 +137,27 @@ func TestWatchFindsWhatABundleRunFinds(t *testing.T) {
 	if len(alerts.Alerts) < 5 {
 		t.Errorf("/alerts lists %d alerts", len(alerts.Alerts))
 	}
+}
+
+// sampleRun renders the sample's cluster unrotated and returns its
+// directory, the pipeline options of the daemons under test and a bundle
+// run's result over it.
+func sampleRun(t *testing.T) (string, analysis.Options, *analysis.Result) {
+	t.Helper()
+	src := t.TempDir()
+	s, r := scenario.Sample()
+	r.Rotate, r.Gzip = false, false
+	if err := s.Render(src, r); err != nil {
+		t.Fatal(err)
+	}
+	opt := analysis.Options{Detectors: registry.All(), Engine: detectors.EngineOptions{Retention: 24 * time.Hour}}
+	bopt := opt
+	bopt.Inputs = []string{src}
+	batch, err := analysis.Run(context.Background(), bopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, opt, batch
 }
 
 // summary names findings by detector, defect, key and severity, sorted.

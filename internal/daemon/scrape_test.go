@@ -17,7 +17,6 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
 )
 
 // A daemon that follows the sample's logs and scrapes a datanode's /prom
@@ -26,19 +25,7 @@ import (
 // that hangs, one that answers garbage and one that refuses the token are
 // counted as failed scrapes and change nothing else.
 func TestScrapeCorroboratesAndFaultsAreCounted(t *testing.T) {
-	src := t.TempDir()
-	s, r := scenario.Sample()
-	r.Rotate, r.Gzip = false, false
-	if err := s.Render(src, r); err != nil {
-		t.Fatal(err)
-	}
-	opt := analysis.Options{Detectors: registry.All(), Engine: detectors.EngineOptions{Retention: 24 * time.Hour}}
-	bopt := opt
-	bopt.Inputs = []string{src}
-	batch, err := analysis.Run(context.Background(), bopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, opt, batch := sampleRun(t)
 	var stuck detectors.Finding
 	for _, f := range batch.Findings {
 		if f.Defect == "HDDS-17674" {

@@ -140,9 +140,7 @@ func (s *Source) Clusters(ctx context.Context) ([]string, error) {
 			} `json:"clusters"`
 		} `json:"aggregations"`
 	}
-	if err := s.do(ctx, "clusters", func(ctx context.Context) (*esapi.Response, error) {
-		return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
-	}, &res); err != nil {
+	if err := s.search(ctx, "clusters", body, &res); err != nil {
 		return nil, err
 	}
 	if res.Aggregations.Clusters.Other > 0 {
@@ -183,6 +181,14 @@ func (s *Source) do(ctx context.Context, what string, req func(context.Context) 
 	s.stats.Bytes += int64(n)
 	s.mu.Unlock()
 	return err
+}
+
+// search runs one search of the index with body and decodes its answer
+// into out.
+func (s *Source) search(ctx context.Context, what string, body []byte, out any) error {
+	return s.do(ctx, what, func(ctx context.Context) (*esapi.Response, error) {
+		return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
+	}, out)
 }
 
 // Check asks the server who it is (see esclient.Client.Check).
@@ -264,9 +270,7 @@ func (s *Source) files(ctx context.Context) ([]fileSpan, error) {
 			} `json:"hosts"`
 		} `json:"aggregations"`
 	}
-	if err := s.do(ctx, "files", func(ctx context.Context) (*esapi.Response, error) {
-		return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
-	}, &res); err != nil {
+	if err := s.search(ctx, "files", body, &res); err != nil {
 		return nil, err
 	}
 	if res.Aggregations.Hosts.Other > 0 {
@@ -303,9 +307,7 @@ func (s *Source) histogram(ctx context.Context, f fileSpan, interval time.Durati
 				} `json:"counts"`
 			} `json:"aggregations"`
 		}
-		if err := s.do(ctx, "histogram", func(ctx context.Context) (*esapi.Response, error) {
-			return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
-		}, &res); err != nil {
+		if err := s.search(ctx, "histogram", body, &res); err != nil {
 			return nil, err
 		}
 		for _, b := range res.Aggregations.Counts.Buckets {
@@ -333,9 +335,7 @@ func (s *Source) edge(ctx context.Context, host, path string, from, to time.Time
 			Hits []hit `json:"hits"`
 		} `json:"hits"`
 	}
-	if err := s.do(ctx, "silence edge", func(ctx context.Context) (*esapi.Response, error) {
-		return s.client.Search(s.client.Search.WithContext(ctx), s.client.Search.WithIndex(s.cfg.Index), s.client.Search.WithBody(bytes.NewReader(body)))
-	}, &res); err != nil {
+	if err := s.search(ctx, "silence edge", body, &res); err != nil {
 		return time.Time{}, err
 	}
 	if len(res.Hits.Hits) == 0 {
