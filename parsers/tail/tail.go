@@ -365,6 +365,14 @@ func (t *Tailer) Run(ctx context.Context, fn func(chunks []Chunk, err error) err
 // A non-nil error lists the files that could not be read (each also
 // counted in Stats.Errors); the others were read and the chunks are valid.
 func (t *Tailer) Poll(ctx context.Context) ([]Chunk, error) {
+	// The last poll's lines point into the arena: let go of them, and of an
+	// arena grown far beyond what that poll needed (a burst), so that a
+	// quiet follower keeps little.
+	clear(t.lines)
+	clear(t.chunks)
+	if len(t.arena) > 2*t.used && len(t.arena) > minArena {
+		t.arena = nil
+	}
 	t.used, t.lines, t.chunks, t.cur, t.errs, t.more = 0, t.lines[:0], t.chunks[:0], nil, nil, false
 	now := t.opt.Now()
 	found := t.glob()
@@ -1065,10 +1073,13 @@ func (t *Tailer) read(e *file, size int64, budget int) (int, bool, error) {
 	return n, eof, nil
 }
 
+// minArena is the smallest arena a Tailer allocates.
+const minArena = 64 << 10
+
 // take returns n bytes of the poll's arena.
 func (t *Tailer) take(n int) []byte {
 	if len(t.arena)-t.used < n {
-		t.arena = make([]byte, max(2*len(t.arena), n, 64<<10))
+		t.arena = make([]byte, max(2*len(t.arena), n, minArena))
 		t.used = 0
 	}
 	b := t.arena[t.used : t.used+n : t.used+n]
