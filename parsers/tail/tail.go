@@ -135,6 +135,10 @@ type Options struct {
 	// MaxRead bounds the bytes read from one file in one Poll; default 1
 	// MiB. Poll reports in More that a file had more to read.
 	MaxRead int
+	// MaxPoll bounds the bytes one Poll reads from all files together
+	// (what the chunks hold until the next Poll); default 1 MiB. Files past
+	// it are read by the next Poll (More).
+	MaxPoll int
 	// Now is the clock of IdleFlush and Linger; default time.Now.
 	Now func() time.Time
 }
@@ -187,6 +191,7 @@ type Tailer struct {
 
 	arena  []byte
 	used   int
+	left   int // bytes this Poll may still read (MaxPoll)
 	lines  []Line
 	chunks []Chunk
 	cur    *file // the file whose chunk is open
@@ -266,6 +271,9 @@ func New(opt Options) (*Tailer, error) {
 	}
 	if opt.MaxRead <= 0 {
 		opt.MaxRead = 1 << 20
+	}
+	if opt.MaxPoll <= 0 {
+		opt.MaxPoll = 1 << 20
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -374,6 +382,7 @@ func (t *Tailer) Poll(ctx context.Context) ([]Chunk, error) {
 		t.arena = nil
 	}
 	t.used, t.lines, t.chunks, t.cur, t.errs, t.more = 0, t.lines[:0], t.chunks[:0], nil, nil, false
+	t.left = t.opt.MaxPoll
 	now := t.opt.Now()
 	found := t.glob()
 	t.globbd = map[fileKey]string{}
@@ -682,7 +691,7 @@ func (t *Tailer) service(e *file, now time.Time, read bool) bool {
 		return false
 	}
 	got, eof := false, false
-	for budget := t.opt.MaxRead; budget > 0 && !eof; {
+	for budget := min(t.opt.MaxRead, t.left); budget > 0 && !eof; {
 		n, end, err := t.read(e, size, budget)
 		if err == errReplaced {
 			return t.service(e, now, true)
@@ -693,6 +702,7 @@ func (t *Tailer) service(e *file, now time.Time, read bool) bool {
 		}
 		got = got || n > 0
 		budget -= n
+		t.left -= n
 		eof = end || n == 0
 	}
 	if !eof {

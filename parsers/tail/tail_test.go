@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -647,5 +648,53 @@ func TestRotationGroup(t *testing.T) {
 		if got := rotationGroup(in); got != want {
 			t.Errorf("rotationGroup(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// One Poll reads at most MaxPoll bytes over all files and says More; the
+// next polls read the rest, every line once.
+func TestMaxPollBoundsAPoll(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for _, name := range []string{"a.log", "b.log", "c.log"} {
+		var b strings.Builder
+		for i := range 50 {
+			line := fmt.Sprintf("%s line %02d", name, i)
+			b.WriteString(line + "\n")
+			want = append(want, line)
+		}
+		write(t, path(dir, name), b.String())
+	}
+	tl, err := New(Options{Globs: []string{path(dir, "*.log")}, MaxPoll: 500, LookBack: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	var got []string
+	for polls := 1; ; polls++ {
+		chunks, err := tl.Poll(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes := 0
+		for _, c := range chunks {
+			for _, l := range c.Lines {
+				got = append(got, string(l.Text))
+				bytes += len(l.Text) + 1
+			}
+		}
+		if bytes > 500+len("c.log line 00\n") {
+			t.Fatalf("poll %d read %d bytes, MaxPoll 500", polls, bytes)
+		}
+		if !tl.More() {
+			break
+		}
+		if polls > 100 {
+			t.Fatal("More never ends")
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("%d lines read, want %d once each", len(got), len(want))
 	}
 }
