@@ -31,18 +31,28 @@ func findingNames(t *testing.T, out string) []string {
 	return names
 }
 
-// `analyze --es.url` over the sample stored as ECS documents reports what
-// `analyze` on the bundle reports.
-func TestAnalyzeFromElasticsearch(t *testing.T) {
+// standInWithSample returns a stand-in holding the sample as ECS documents
+// (folded stack traces, the hosts a bundle run tells) of each cluster, in
+// the index index(cluster).
+func standInWithSample(t *testing.T, index func(cluster string) string, clusters ...string) *esstandin.Server {
+	t.Helper()
 	res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{sample}, Detectors: registry.All()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts := esstandin.Hosts(res.Coverage)
 	srv := esstandin.New()
-	if _, err := esstandin.LoadBundle(srv, "filebeat-ozone-2026.08.23", sample, hosts, "prod1", true); err != nil {
-		t.Fatal(err)
+	for _, c := range clusters {
+		if _, err := esstandin.LoadBundle(srv, index(c), sample, esstandin.Hosts(res.Coverage), c, true); err != nil {
+			t.Fatal(err)
+		}
 	}
+	return srv
+}
+
+// `analyze --es.url` over the sample stored as ECS documents reports what
+// `analyze` on the bundle reports.
+func TestAnalyzeFromElasticsearch(t *testing.T) {
+	srv := standInWithSample(t, func(string) string { return "filebeat-ozone-2026.08.23" }, "prod1")
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 
@@ -113,17 +123,7 @@ func TestAnalyzeBundleWritesFindingsToElasticsearch(t *testing.T) {
 // cluster without documents gets an empty report, and --output with
 // {cluster} writes a page per cluster.
 func TestAnalyzeSeveralClusters(t *testing.T) {
-	res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{sample}, Detectors: registry.All()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hosts := esstandin.Hosts(res.Coverage)
-	srv := esstandin.New()
-	for _, c := range []string{"prod1", "prod2"} {
-		if _, err := esstandin.LoadBundle(srv, "filebeat-ozone-"+c, sample, hosts, c, true); err != nil {
-			t.Fatal(err)
-		}
-	}
+	srv := standInWithSample(t, func(c string) string { return "filebeat-ozone-" + c }, "prod1", "prod2")
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	_, bundleOut, _ := runCLI(t, "analyze", "--format", "json", sample)
