@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +64,9 @@ With --format json, stdout holds one JSON document:
 		"the package name may stand for the detector (divisionclosing.stuck-after), and OPTION alone\n"+
 		"when one detector declares it (repeatable; ozdoctor explain lists each detector's options)")
 	f.Bool("progress", true, "show progress on stderr when it is a terminal")
+	f.String("spill-budget", "16MiB", "memory for the signals a bundle run holds until every file is read; beyond it they\n"+
+		"wait in a temporary file in --spill-dir (bytes, or with KiB, MiB or GiB; 0 keeps them all in memory)")
+	f.String("spill-dir", "", "directory of that temporary file (default: $TMPDIR or /tmp); it is unlinked at once")
 	f.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.String("memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof)")
 	addESFlags(f)
@@ -106,6 +111,10 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	if opt.DetectorOptions, err = detectors.ValidateOptions(opt.Detectors, kv); err != nil {
 		return usageErrorf("--option: %w", err)
 	}
+	if opt.SpillBudget, err = parseSize(v.GetString("spill-budget")); err != nil {
+		return usageErrorf("--spill-budget: %w", err)
+	}
+	opt.SpillDir = v.GetString("spill-dir")
 	esCfg, fromES, err := esConfig(v, opt.Since, opt.Until)
 	switch {
 	case err != nil:
@@ -326,3 +335,18 @@ func (p *progress) update(pr analysis.Progress) {
 }
 
 func (p *progress) done() { fmt.Fprint(p.w, "\r\033[K") }
+
+// parseSize reads a byte count: a number, or one with KiB, MiB or GiB.
+func parseSize(s string) (int64, error) {
+	num, unit := strings.TrimSpace(s), int64(1)
+	for suffix, u := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if n, ok := strings.CutSuffix(num, suffix); ok {
+			num, unit = strings.TrimSpace(n), u
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/unit {
+		return 0, fmt.Errorf("%q is not a size (bytes, or with KiB, MiB or GiB)", s)
+	}
+	return n * unit, nil
+}

@@ -28,3 +28,16 @@ func TestAnalyzeProfiles(t *testing.T) {
 		t.Errorf("unwritable profile: exit %d, %s", code, stderr)
 	}
 }
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "4096": 4096, "16MiB": 16 << 20, "2 GiB": 2 << 30, "64KiB": 64 << 10} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "16MB", "1.5GiB", "9999999999GiB"} {
+		if _, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) accepted", in)
+		}
+	}
+}

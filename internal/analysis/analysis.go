@@ -44,7 +44,12 @@ type Options struct {
 	// Lateness and Idle tune the merger (stream.Options); defaults
 	// DefaultLateness and DefaultIdle.
 	Lateness, Idle time.Duration
-	Engine         detectors.EngineOptions
+	// SpillBudget, when positive, bounds the memory of the signals a bundle
+	// run holds until its walk ends; beyond it they wait in a temporary
+	// file in SpillDir ("" the system's). The findings are the same.
+	SpillBudget int64
+	SpillDir    string
+	Engine      detectors.EngineOptions
 	// Subscribe, if set, receives every alert transition as it happens.
 	Subscribe func(detectors.Transition)
 }
@@ -78,10 +83,11 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	p.merger.Hold()
 	problems, err := bundle.Walk(ctx, opt.Inputs, opt.Bundle, p.file)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = ctx.Err()
 	}
-	if err := ctx.Err(); err != nil {
+	if err != nil {
+		p.merger.Discard()
 		return nil, err
 	}
 	p.merger.Unhold()
@@ -135,7 +141,8 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 		opt.Idle = DefaultIdle
 	}
 	p := &Pipeline{opt: opt, cat: cat, recog: stream.NewRecognizer(cat, opt.GapThreshold),
-		merger: stream.NewMerger(stream.Options{Lateness: opt.Lateness, Idle: opt.Idle, Since: opt.Since, Until: opt.Until})}
+		merger: stream.NewMerger(stream.Options{Lateness: opt.Lateness, Idle: opt.Idle, Since: opt.Since, Until: opt.Until,
+			SpillBudget: opt.SpillBudget, SpillDir: opt.SpillDir})}
 	p.target = p.merger
 	p.env = &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: opt.DetectorOptions}
 	if p.engine, err = detectors.NewEngineWith(opt.Detectors, p.env, opt.Engine); err != nil {
@@ -224,6 +231,9 @@ func (p *Pipeline) Release(now time.Time) {
 // flushed at the end of the input, and the report is the final state.
 func (p *Pipeline) Finish() *Result {
 	p.merger.Drain(p.engine.Observe)
+	if e := p.merger.SpillStats().Lost; e != "" {
+		p.cov.Skipped = append(p.cov.Skipped, bundle.Problem{Path: "(spill file)", Reason: e})
+	}
 	p.cov.Skipped = nonNil(p.cov.Skipped)
 	cov := p.finishCoverage()
 	end := cov.End
@@ -451,9 +461,9 @@ func (p *Pipeline) stateCoverage() ([]StateCoverage, StreamCoverage) {
 	}
 	n, limit, evicted := p.merger.SyncEvents()
 	out = append(out, StateCoverage{Owner: "merger", Name: "shared events for clock offsets", Entries: n, Limit: limit, Evicted: evicted})
-	ms, es := p.merger.Stats(), p.engine.Stats()
+	ms, es, sp := p.merger.Stats(), p.engine.Stats(), p.merger.SpillStats()
 	return out, StreamCoverage{Late: ms.Late, Filtered: ms.Filtered, Transitions: es.Transitions, AlertsExpired: es.Expired,
-		Unattributed: es.Unattributed}
+		Unattributed: es.Unattributed, Spilled: sp.Signals, SpillError: sp.Error}
 }
 
 // detectorCoverage says, for every detector, whether the logs it needs

@@ -59,6 +59,10 @@ type StreamCoverage struct {
 	// Unattributed counts signals of streams whose component could not be
 	// told, withheld from the detectors that need a specific component.
 	Unattributed int64 `json:"unattributed,omitempty"`
+	// Spilled counts signals that waited for their turn on disk (the
+	// memory budget of a bundle run).
+	Spilled    int64  `json:"spilled,omitempty"`
+	SpillError string `json:"spill_error,omitempty"` // why spilling stopped: memory was not bounded
 }
 
 // Totals sums the files read.

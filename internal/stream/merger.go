@@ -8,6 +8,7 @@
 package stream
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
 	"time"
@@ -35,6 +36,11 @@ type Options struct {
 	// Since and Until bound the event times released (zero: unbounded),
 	// judged after clock offsets are applied.
 	Since, Until time.Time
+	// SpillBudget, when positive, bounds the memory of the signals a held
+	// Merger queues: beyond it they go to a temporary file in SpillDir (""
+	// the system's) and are read back in order.
+	SpillBudget int64
+	SpillDir    string
 }
 
 // Merger orders signals of many streams by event time. Each stream has a
@@ -58,6 +64,7 @@ type Merger struct {
 	seq     uint64
 	clock   time.Time // newest event time released
 	stats   Stats
+	spill   *spiller `state:"-"` // nil without a spill budget
 }
 
 // Stats count what a Merger did.
@@ -79,11 +86,16 @@ type item struct {
 	at     time.Time // event time on the reference clock
 	stream ID
 	seq    uint64
+	run    int32 `state:"-"` // 1 + the spilled run it heads, or 0
 }
 
 // NewMerger returns an empty Merger.
 func NewMerger(opt Options) *Merger {
-	return &Merger{opt: opt, skew: NewSkew(), shift: map[string]time.Duration{}, streams: map[ID]*streamState{}}
+	m := &Merger{opt: opt, skew: NewSkew(), shift: map[string]time.Duration{}, streams: map[ID]*streamState{}}
+	if opt.SpillBudget > 0 {
+		m.spill = &spiller{budget: opt.SpillBudget, dir: opt.SpillDir}
+	}
+	return m
 }
 
 // Hold keeps every timed signal back until the matching Unhold: a source
@@ -141,6 +153,10 @@ func (m *Merger) Relabel(id ID, host string, comp parsers.Component) {
 		it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
 	}
 	heap.Init(&m.queue)
+	if sp := m.spill; sp != nil && sp.spills > 0 {
+		sp.relabel = append(sp.relabel, relabelling{stream: id, seq: m.seq, spills: sp.spills,
+			oldHost: oldHost, oldComp: oldComp, host: host, comp: comp})
+	}
 }
 
 // Push adds one signal of stream id at wall time now (zero in batch runs).
@@ -158,6 +174,7 @@ func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
 	}
 	m.seq++
 	heap.Push(&m.queue, item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: id, seq: m.seq})
+	m.pushed(&s)
 }
 
 // Progress tells that stream id has read records up to event time t at wall
@@ -190,7 +207,9 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 	}
 	limit, bounded := m.watermark(now)
 	for len(m.queue) > 0 && (!bounded || !m.queue[0].at.After(limit)) {
-		m.emit(heap.Pop(&m.queue).(item), emit)
+		it := heap.Pop(&m.queue).(item)
+		m.taken(&it)
+		m.emit(it, emit)
 		if m.refreshOffsets() && bounded {
 			limit, _ = m.watermark(now)
 		}
@@ -328,21 +347,29 @@ func (m *Merger) SyncEvents() (entries, limit int, evicted int64) {
 func (m *Merger) Stats() Stats { return m.stats }
 
 // Queued returns how many signals wait for their turn.
-func (m *Merger) Queued() int { return len(m.queue) + len(m.untimed) }
+func (m *Merger) Queued() int {
+	n := len(m.queue) + len(m.untimed)
+	if m.spill != nil {
+		n += int(m.spill.left)
+	}
+	return n
+}
 
 // queue is a min-heap of items by event time, stream and arrival.
 type queue []item
 
-func (q queue) Len() int { return len(q) }
-func (q queue) Less(i, j int) bool {
-	a, b := &q[i], &q[j]
-	if !a.at.Equal(b.at) {
-		return a.at.Before(b.at)
+func (q queue) Len() int           { return len(q) }
+func (q queue) Less(i, j int) bool { return compareItems(&q[i], &q[j]) < 0 }
+
+// compareItems orders items by event time, stream and arrival.
+func compareItems(a, b *item) int {
+	if c := a.at.Compare(b.at); c != 0 {
+		return c
 	}
 	if a.stream != b.stream {
-		return a.stream < b.stream
+		return cmp.Compare(a.stream, b.stream)
 	}
-	return a.seq < b.seq
+	return cmp.Compare(a.seq, b.seq)
 }
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *queue) Push(x any)   { *q = append(*q, x.(item)) }

@@ -1,0 +1,62 @@
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/internal/scenario"
+)
+
+// A run whose held signals outgrow a small spill budget finds what a run
+// holding them all in memory finds, and reads the same: the sample cluster
+// (all five defects, clock offsets, rotated and gzipped logs) with a budget
+// of a few hundred signals.
+func TestSpillGivesTheSameReport(t *testing.T) {
+	dir := t.TempDir()
+	s, r := scenario.Sample()
+	if err := s.Render(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	run := func(budget int64, spillDir string) (*Result, []byte) {
+		res, err := Run(context.Background(), Options{Inputs: []string{dir}, Detectors: registry.All(),
+			SpillBudget: budget, SpillDir: spillDir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spilled, spillErr := res.Coverage.Stream.Spilled, res.Coverage.Stream.SpillError
+		res.Coverage.Stream.Spilled, res.Coverage.Stream.SpillError = 0, ""
+		out, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Coverage.Stream.Spilled, res.Coverage.Stream.SpillError = spilled, spillErr
+		return res, out
+	}
+	inMemory, want := run(0, "")
+	if len(inMemory.Findings) < 5 {
+		t.Fatalf("%d findings in the sample, want all five defects", len(inMemory.Findings))
+	}
+	spillDir := t.TempDir()
+	spilled, got := run(64<<10, spillDir)
+	if n := spilled.Coverage.Stream.Spilled; n < inMemory.Coverage.Totals.Signals/2 {
+		t.Fatalf("%d of %d signals spilled with a 64 KiB budget", n, inMemory.Coverage.Totals.Signals)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("the report differs with spilling:\n%s\nwithout:\n%s", got, want)
+	}
+	if entries, _ := os.ReadDir(spillDir); len(entries) > 0 {
+		t.Fatalf("left in the spill directory: %v", entries)
+	}
+	// A spill directory that cannot be used: the run says so, keeps the
+	// signals in memory and finds the same.
+	failed, got := run(64<<10, dir+"/missing")
+	if failed.Coverage.Stream.SpillError == "" || failed.Coverage.Stream.Spilled != 0 {
+		t.Fatalf("stream coverage %+v: want a spill error and nothing spilled", failed.Coverage.Stream)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("the report differs when spilling failed:\n%s\nwithout:\n%s", got, want)
+	}
+}

@@ -1,0 +1,292 @@
+package stream
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/gob"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// A held Merger (a bundle being walked) keeps every signal until the walk
+// ends: a later file may hold older records. With a spill budget, the
+// queued signals that outgrow it are written to a temporary file as sorted
+// runs, one per host, and read back as the merge reaches them: a run's
+// head waits in the queue like any signal, and taking it reads the next.
+// Memory is then the budget plus a small buffer per run, whatever the
+// bundle's size, and the order is the one the queue alone would give: a
+// host's signals keep their order under its clock offset, so a run of one
+// host stays sorted when offsets are learned.
+type spiller struct {
+	budget  int64
+	dir     string
+	file    *os.File // unlinked as soon as made: nothing is left behind
+	end     int64    // bytes written
+	queued  int64    // estimated bytes of the queue's own signals
+	runs    []*run
+	left    int64            // signals on disk not read back yet
+	spills  int              // times the queue was spilled
+	zones   []*time.Location // of spilled times, restored on reading
+	relabel []relabelling    // relabellings that spilled signals must undergo
+	stats   SpillStats
+	err     error // the first failure: spilling stops, signals stay in memory
+}
+
+// SpillStats say what spilling did.
+type SpillStats struct {
+	Signals int64  // signals written to disk
+	Bytes   int64  // bytes written
+	Runs    int    // sorted runs written
+	Error   string // why spilling stopped (the signals stayed in memory)
+	Lost    string // what could not be read back (those signals are lost)
+}
+
+type run struct {
+	dec  *gob.Decoder
+	left int64
+}
+
+// spilled is a queued item as written to a run.
+type spilled struct {
+	Sig    catalogue.Signal // Time zero: see Nanos and Zone
+	Nanos  int64
+	Zone   int
+	Stream ID
+	Seq    uint64
+	Spill  int // the spill that wrote it, counted from 0
+}
+
+// relabelling is a Relabel that signals already on disk missed.
+type relabelling struct {
+	stream  ID
+	seq     uint64 // the signals up to this one were pushed before it
+	spills  int    // spills done before it: it missed the signals they wrote
+	oldHost string
+	oldComp parsers.Component
+	host    string
+	comp    parsers.Component
+}
+
+// runBuffer is the read buffer of one run.
+const runBuffer = 8 << 10
+
+// itemCost estimates the memory a queued signal holds: the item and the
+// text it keeps alive (a record's message, of which Text is the first
+// line).
+func itemCost(s *catalogue.Signal) int64 {
+	n := int64(unsafe.Sizeof(item{})) + 2*int64(len(s.Text)) + int64(len(s.Thread))
+	for _, p := range s.Pipelines {
+		n += 16 + int64(len(p))
+	}
+	for _, p := range s.Peers {
+		n += 16 + int64(len(p))
+	}
+	for _, p := range s.OldPeers {
+		n += 16 + int64(len(p))
+	}
+	for k, v := range s.Attrs {
+		n += 48 + int64(len(k)+len(v))
+	}
+	return n
+}
+
+// pushed accounts for a signal queued while held, and spills the queue
+// when it outgrows the budget.
+func (m *Merger) pushed(s *catalogue.Signal) {
+	sp := m.spill
+	if sp == nil || sp.err != nil {
+		return
+	}
+	sp.queued += itemCost(s)
+	if m.held > 0 && sp.queued > sp.budget {
+		if err := m.spillQueue(); err != nil {
+			sp.err = err
+			sp.stats.Error = err.Error() + " (the signals stayed in memory)"
+		}
+	}
+}
+
+// spillQueue writes the queue's own signals (not the runs' heads) to the
+// spill file, a sorted run per host, and queues each run's head.
+func (m *Merger) spillQueue() error {
+	sp := m.spill
+	if sp.file == nil {
+		f, err := os.CreateTemp(sp.dir, "ozdoctor-spill-*")
+		if err != nil {
+			return fmt.Errorf("spill: %w", err)
+		}
+		os.Remove(f.Name()) // the open file stays readable and vanishes with the process
+		sp.file = f
+	}
+	var keep, out []item
+	for _, it := range m.queue {
+		if it.run > 0 {
+			keep = append(keep, it)
+		} else {
+			out = append(out, it)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b item) int {
+		if a.sig.Host != b.sig.Host {
+			if a.sig.Host < b.sig.Host {
+				return -1
+			}
+			return 1
+		}
+		return compareItems(&a, &b)
+	})
+	first, end, left, stats := len(sp.runs), sp.end, sp.left, sp.stats
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && out[j].sig.Host == out[i].sig.Host {
+			j++
+		}
+		if err := m.writeRun(out[i:j]); err != nil {
+			// Forget the runs of this spill: the queue keeps their signals.
+			sp.runs, sp.end, sp.left, sp.stats = sp.runs[:first], end, left, stats
+			return err
+		}
+		i = j
+	}
+	sp.spills++
+	m.queue = keep
+	heap.Init(&m.queue)
+	sp.queued = 0
+	for r := first; r < len(sp.runs); r++ {
+		m.refill(int32(r + 1))
+	}
+	return nil
+}
+
+// writeRun appends items (sorted, one host) to the spill file as a run.
+func (m *Merger) writeRun(items []item) error {
+	sp := m.spill
+	w := bufio.NewWriterSize(io.NewOffsetWriter(sp.file, sp.end), 64<<10)
+	cw := &countWriter{w: w}
+	enc := gob.NewEncoder(cw)
+	for i := range items {
+		it := &items[i]
+		rec := spilled{Sig: it.sig, Nanos: it.sig.Time.UnixNano(), Zone: sp.zone(it.sig.Time.Location()), Stream: it.stream, Seq: it.seq, Spill: sp.spills}
+		rec.Sig.Time = time.Time{}
+		if err := enc.Encode(&rec); err != nil {
+			return fmt.Errorf("spill: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("spill: %w", err)
+	}
+	sec := io.NewSectionReader(sp.file, sp.end, cw.n)
+	sp.runs = append(sp.runs, &run{dec: gob.NewDecoder(bufio.NewReaderSize(sec, runBuffer)), left: int64(len(items))})
+	sp.end += cw.n
+	sp.left += int64(len(items))
+	sp.stats.Signals += int64(len(items))
+	sp.stats.Bytes += cw.n
+	sp.stats.Runs++
+	return nil
+}
+
+func (sp *spiller) zone(loc *time.Location) int {
+	if i := slices.Index(sp.zones, loc); i >= 0 {
+		return i
+	}
+	sp.zones = append(sp.zones, loc)
+	return len(sp.zones) - 1
+}
+
+// refill queues the next signal of run r (1-based), if any. What cannot
+// be read back is lost, and said in the stats.
+func (m *Merger) refill(r int32) {
+	sp := m.spill
+	rn := sp.runs[r-1]
+	if rn.left == 0 {
+		return
+	}
+	var rec spilled
+	if err := rn.dec.Decode(&rec); err != nil {
+		sp.stats.Lost = joinError(sp.stats.Lost, fmt.Sprintf("spill: reading run %d back: %v: %d signals lost", r, err, rn.left))
+		sp.left -= rn.left
+		rn.left, rn.dec = 0, nil
+		return
+	}
+	rn.left--
+	sp.left--
+	if rn.left == 0 {
+		rn.dec = nil
+	}
+	if sp.left == 0 && m.held == 0 && sp.file != nil {
+		sp.file.Close() // all read back: the disk space is freed
+		sp.file, sp.end = nil, 0
+	}
+	s := rec.Sig
+	s.Time = time.Unix(0, rec.Nanos).In(sp.zones[rec.Zone])
+	for _, rl := range sp.relabel {
+		if rl.spills > rec.Spill && rl.stream == rec.Stream && rec.Seq <= rl.seq {
+			relabelSignal(&s, rl)
+		}
+	}
+	heap.Push(&m.queue, item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: rec.Stream, seq: rec.Seq, run: r})
+}
+
+// taken accounts for an item leaving the queue: a run's head brings the
+// next one.
+func (m *Merger) taken(it *item) {
+	sp := m.spill
+	if sp == nil {
+		return
+	}
+	if it.run == 0 {
+		sp.queued -= itemCost(&it.sig)
+		return
+	}
+	m.refill(it.run)
+}
+
+func joinError(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// SpillStats returns what spilling did (zero without a budget).
+func (m *Merger) SpillStats() SpillStats {
+	if m.spill == nil {
+		return SpillStats{}
+	}
+	return m.spill.stats
+}
+
+// Discard lets go of the spill file of a run that ends early.
+func (m *Merger) Discard() {
+	if m.spill != nil && m.spill.file != nil {
+		m.spill.file.Close()
+		m.spill.file, m.spill.runs, m.spill.left = nil, nil, 0
+	}
+}
+
+func relabelSignal(s *catalogue.Signal, rl relabelling) {
+	if s.Host == rl.oldHost || s.Host == "" {
+		s.Host = rl.host
+	}
+	if s.Component == rl.oldComp || s.Component == "" {
+		s.Component = rl.comp
+	}
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
