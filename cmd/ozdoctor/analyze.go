@@ -64,6 +64,7 @@ With --format json, stdout holds one JSON document:
 		"the package name may stand for the detector (divisionclosing.stuck-after), and OPTION alone\n"+
 		"when one detector declares it (repeatable; ozdoctor explain lists each detector's options)")
 	f.Bool("progress", true, "show progress on stderr when it is a terminal")
+	f.Int("workers", 0, "files on disk read at once (0: one per core); the report is the same for any number")
 	f.String("spill-budget", "16MiB", "memory for the signals a bundle run holds until every file is read; beyond it they\n"+
 		"wait in a temporary file in --spill-dir (bytes, or with KiB, MiB or GiB; 0 keeps them all in memory)")
 	f.String("spill-dir", "", "directory of that temporary file (default: $TMPDIR or /tmp); it is unlinked at once")
@@ -115,6 +116,9 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 		return usageErrorf("--spill-budget: %w", err)
 	}
 	opt.SpillDir = v.GetString("spill-dir")
+	if opt.Workers = v.GetInt("workers"); opt.Workers < 0 {
+		return usageErrorf("--workers %d: want 0 (one per core) or more", opt.Workers)
+	}
 	esCfg, fromES, err := esConfig(v, opt.Since, opt.Until)
 	switch {
 	case err != nil:

@@ -13,9 +13,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
@@ -49,7 +52,10 @@ type Options struct {
 	// file in SpillDir ("" the system's). The findings are the same.
 	SpillBudget int64
 	SpillDir    string
-	Engine      detectors.EngineOptions
+	// Workers is how many files on disk a bundle run reads at once (0:
+	// one per core). The report is the same for any number.
+	Workers int
+	Engine  detectors.EngineOptions
 	// Subscribe, if set, receives every alert transition as it happens.
 	Subscribe func(detectors.Transition)
 }
@@ -82,7 +88,12 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	p.merger.Hold()
-	problems, err := bundle.Walk(ctx, opt.Inputs, opt.Bundle, p.file)
+	var problems []bundle.Problem
+	if workers := p.workers(); workers > 1 {
+		problems, err = p.walkParallel(ctx, workers)
+	} else {
+		problems, err = bundle.Walk(ctx, opt.Inputs, opt.Bundle, p.file)
+	}
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -99,6 +110,13 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	return p.Finish(), nil
 }
 
+func (p *Pipeline) workers() int {
+	if p.opt.Workers > 0 {
+		return p.opt.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
 // Pipeline is one run of the streaming core: files (or pushed signals) in,
 // transitions out to the subscribers, a Result at the end.
 type Pipeline struct {
@@ -112,7 +130,10 @@ type Pipeline struct {
 	collector detectors.Collector
 	metrics   map[string]bool // the /prom metrics detectors read
 	cov       Coverage
-	bytes     int64
+	bytes     atomic.Int64 // read so far, by all workers
+	// filesDone and progressMu serve Options.Progress, which workers call.
+	filesDone  atomic.Int64
+	progressMu sync.Mutex
 }
 
 // Default stream settings of a pipeline.
@@ -176,12 +197,16 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 // the other sources back only until their watermarks pass at. It returns
 // how many it pushed.
 func (p *Pipeline) Samples(snap *prom.Snapshot, host string, comp parsers.Component, at time.Time, origin string, now time.Time) int {
-	id := p.target.Open(host, comp, now)
-	defer p.target.Close(id)
+	return p.samples(p.target, snap, host, comp, at, origin, now)
+}
+
+func (p *Pipeline) samples(target stream.Streams, snap *prom.Snapshot, host string, comp parsers.Component, at time.Time, origin string, now time.Time) int {
+	id := target.Open(host, comp, now)
+	defer target.Close(id)
 	n := 0
 	for _, s := range snap.Samples {
 		if p.metrics[s.Name] {
-			p.target.Push(id, catalogue.SampleSignal(s, host, comp, at, origin), now)
+			target.Push(id, catalogue.SampleSignal(s, host, comp, at, origin), now)
 			n++
 		}
 	}
@@ -249,8 +274,16 @@ func (p *Pipeline) Finish() *Result {
 	return &Result{Findings: findings, Coverage: cov}
 }
 
-// file reads one file of the bundle.
+// file reads one file of the bundle into the pipeline.
 func (p *Pipeline) file(f bundle.File, rd io.Reader) error {
+	fc, err := p.read(f, rd, p.recog, p.target)
+	p.commit(fc)
+	return err
+}
+
+// read reads one file of the bundle, its signals into target, and returns
+// its coverage.
+func (p *Pipeline) read(f bundle.File, rd io.Reader, recog *stream.Recognizer, target stream.Streams) (FileCoverage, error) {
 	cr := &countingReader{r: rd, p: p, path: f.Path}
 	fc := FileCoverage{Path: f.Path, Host: f.Host, Component: string(f.Component), Kind: string(f.Kind)}
 	var err error
@@ -258,10 +291,10 @@ func (p *Pipeline) file(f bundle.File, rd io.Reader) error {
 	case parsers.KindConfig:
 		var props map[string]string
 		if props, err = site.ParseXML(cr); err == nil {
-			id := p.target.Open(f.Host, f.Component, time.Time{})
-			p.target.Push(id, catalogue.Signal{Kind: catalogue.SiteSettings, Host: f.Host, Component: f.Component,
+			id := target.Open(f.Host, f.Component, time.Time{})
+			target.Push(id, catalogue.Signal{Kind: catalogue.SiteSettings, Host: f.Host, Component: f.Component,
 				Origin: parsers.Origin{File: f.Path}, Text: "ozone-site.xml (" + p.relative(f.Path) + ")", Attrs: props}, time.Time{})
-			p.target.Close(id)
+			target.Close(id)
 			fc.Note = fmt.Sprintf("%d settings", len(props))
 		}
 	case parsers.KindProm:
@@ -269,24 +302,35 @@ func (p *Pipeline) file(f bundle.File, rd io.Reader) error {
 		if snap, err = prom.Parse(cr); err == nil {
 			fc.Samples, fc.Unparsed = int64(len(snap.Samples)), int64(snap.Errors)
 			// Untimed: a file's time says when it was copied, not scraped.
-			fc.Signals = int64(p.Samples(snap, f.Host, f.Component, time.Time{}, f.Path, time.Time{}))
+			fc.Signals = int64(p.samples(target, snap, f.Host, f.Component, time.Time{}, f.Path, time.Time{}))
 		}
 	default:
-		err = p.scan(f, cr, &fc)
+		err = p.scan(f, cr, recog, target, &fc)
 	}
 	fc.Bytes = cr.n
-	p.cov.Files = append(p.cov.Files, fc)
-	if p.opt.Progress != nil {
-		p.opt.Progress(Progress{Files: len(p.cov.Files), Bytes: p.bytes, Path: f.Path})
-	}
-	p.Release(time.Time{})
-	return err
+	return fc, err
 }
 
-// scan reads one log file into the merger.
-func (p *Pipeline) scan(f bundle.File, rd io.Reader, fc *FileCoverage) error {
-	res, err := p.recog.Scan(stream.File{Path: f.Path, Host: f.Host, Component: f.Component, Kind: f.Kind, Zone: p.zone(f.Host)},
-		rd, p.target, time.Time{})
+// commit adds a file read to the run's coverage and hands on what is due.
+func (p *Pipeline) commit(fc FileCoverage) {
+	p.cov.Files = append(p.cov.Files, fc)
+	p.filesDone.Add(1)
+	p.progress(fc.Path)
+	p.Release(time.Time{})
+}
+
+func (p *Pipeline) progress(path string) {
+	if p.opt.Progress != nil {
+		p.progressMu.Lock()
+		defer p.progressMu.Unlock()
+		p.opt.Progress(Progress{Files: int(p.filesDone.Load()), Bytes: p.bytes.Load(), Path: path})
+	}
+}
+
+// scan reads one log file into target.
+func (p *Pipeline) scan(f bundle.File, rd io.Reader, recog *stream.Recognizer, target stream.Streams, fc *FileCoverage) error {
+	res, err := recog.Scan(stream.File{Path: f.Path, Host: f.Host, Component: f.Component, Kind: f.Kind, Zone: p.zone(f.Host)},
+		rd, target, time.Time{})
 	stats := res.Stats
 	fc.Signals = res.Signals
 	if fc.Host == "" {
@@ -503,11 +547,9 @@ type countingReader struct {
 
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
-	before := c.p.bytes
 	c.n += int64(n)
-	c.p.bytes += int64(n)
-	if c.p.opt.Progress != nil && before>>26 != c.p.bytes>>26 {
-		c.p.opt.Progress(Progress{Files: len(c.p.cov.Files), Bytes: c.p.bytes, Path: c.path})
+	if after := c.p.bytes.Add(int64(n)); (after-int64(n))>>26 != after>>26 {
+		c.p.progress(c.path)
 	}
 	return n, err
 }

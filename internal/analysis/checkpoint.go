@@ -29,7 +29,7 @@ type checkpoint struct {
 // positions, so that RestorePipeline continues as if the process had never
 // stopped.
 func (p *Pipeline) Checkpoint(positions []stream.Position) ([]byte, error) {
-	cp := checkpoint{Format: CheckpointFormat, Coverage: p.cov, Bytes: p.bytes, Positions: positions}
+	cp := checkpoint{Format: CheckpointFormat, Coverage: p.cov, Bytes: p.bytes.Load(), Positions: positions}
 	var err error
 	if cp.Engine, err = p.engine.Snapshot(); err != nil {
 		return nil, err
@@ -68,6 +68,7 @@ func RestorePipeline(opt Options, data []byte) (*Pipeline, []stream.Position, []
 	if err := snapshot.Unmarshal(cp.Collector, &p.collector); err != nil {
 		return nil, nil, nil, fmt.Errorf("findings checkpoint: %w", err)
 	}
-	p.cov, p.bytes = cp.Coverage, cp.Bytes
+	p.cov = cp.Coverage
+	p.bytes.Store(cp.Bytes)
 	return p, cp.Positions, fresh, nil
 }

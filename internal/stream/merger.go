@@ -65,6 +65,9 @@ type Merger struct {
 	clock   time.Time // newest event time released
 	stats   Stats
 	spill   *spiller `state:"-"` // nil without a spill budget
+	// unordered tells that the queue is not a heap yet: signals pushed
+	// while held are appended.
+	unordered bool `state:"-"`
 }
 
 // Stats count what a Merger did.
@@ -152,7 +155,7 @@ func (m *Merger) Relabel(id ID, host string, comp parsers.Component) {
 		}
 		it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
 	}
-	heap.Init(&m.queue)
+	m.reorder()
 	if sp := m.spill; sp != nil && sp.spills > 0 {
 		sp.relabel = append(sp.relabel, relabelling{stream: id, seq: m.seq, spills: sp.spills,
 			oldHost: oldHost, oldComp: oldComp, host: host, comp: comp})
@@ -173,7 +176,15 @@ func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
 		st.lastPush = now
 	}
 	m.seq++
-	heap.Push(&m.queue, item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: id, seq: m.seq})
+	it := item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: id, seq: m.seq}
+	if m.held > 0 {
+		// Nothing timed leaves a held merger: the queue is ordered once
+		// it may (Release).
+		m.queue = append(m.queue, it)
+		m.unordered = true
+	} else {
+		heap.Push(&m.queue, it)
+	}
 	m.pushed(&s)
 }
 
@@ -204,6 +215,9 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 	m.releaseUntimed(emit)
 	if m.held > 0 {
 		return time.Time{}
+	}
+	if m.unordered {
+		m.reorder()
 	}
 	limit, bounded := m.watermark(now)
 	for len(m.queue) > 0 && (!bounded || !m.queue[0].at.After(limit)) {
@@ -326,7 +340,24 @@ func (m *Merger) Offsets() []ClockOffset {
 // Snapshot returns the merger's state as versioned bytes: its streams and
 // their watermarks, the signals waiting for their turn and the clock
 // offsets learned.
-func (m *Merger) Snapshot() ([]byte, error) { return snapshot.Marshal(m) }
+func (m *Merger) Snapshot() ([]byte, error) {
+	if m.unordered {
+		heap.Init(&m.queue) // a restored queue is a heap
+		m.unordered = false
+	}
+	return snapshot.Marshal(m)
+}
+
+// reorder makes the queue a heap again, or leaves that to the next
+// Release while held.
+func (m *Merger) reorder() {
+	if m.held > 0 {
+		m.unordered = true
+		return
+	}
+	heap.Init(&m.queue)
+	m.unordered = false
+}
 
 // Restore loads a snapshot into a merger made with NewMerger.
 func (m *Merger) Restore(data []byte) error { return snapshot.Unmarshal(data, m) }

@@ -3,7 +3,6 @@ package stream
 import (
 	"bufio"
 	"container/heap"
-	"encoding/gob"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +33,7 @@ type spiller struct {
 	left    int64            // signals on disk not read back yet
 	spills  int              // times the queue was spilled
 	zones   []*time.Location // of spilled times, restored on reading
+	buf     []byte           // records being written or read
 	relabel []relabelling    // relabellings that spilled signals must undergo
 	stats   SpillStats
 	err     error // the first failure: spilling stops, signals stay in memory
@@ -49,18 +49,8 @@ type SpillStats struct {
 }
 
 type run struct {
-	dec  *gob.Decoder
+	r    *bufio.Reader
 	left int64
-}
-
-// spilled is a queued item as written to a run.
-type spilled struct {
-	Sig    catalogue.Signal // Time zero: see Nanos and Zone
-	Nanos  int64
-	Zone   int
-	Stream ID
-	Seq    uint64
-	Spill  int // the spill that wrote it, counted from 0
 }
 
 // relabelling is a Relabel that signals already on disk missed.
@@ -157,7 +147,7 @@ func (m *Merger) spillQueue() error {
 	}
 	sp.spills++
 	m.queue = keep
-	heap.Init(&m.queue)
+	m.reorder()
 	sp.queued = 0
 	for r := first; r < len(sp.runs); r++ {
 		m.refill(int32(r + 1))
@@ -168,26 +158,24 @@ func (m *Merger) spillQueue() error {
 // writeRun appends items (sorted, one host) to the spill file as a run.
 func (m *Merger) writeRun(items []item) error {
 	sp := m.spill
-	w := bufio.NewWriterSize(io.NewOffsetWriter(sp.file, sp.end), 64<<10)
-	cw := &countWriter{w: w}
-	enc := gob.NewEncoder(cw)
-	for i := range items {
-		it := &items[i]
-		rec := spilled{Sig: it.sig, Nanos: it.sig.Time.UnixNano(), Zone: sp.zone(it.sig.Time.Location()), Stream: it.stream, Seq: it.seq, Spill: sp.spills}
-		rec.Sig.Time = time.Time{}
-		if err := enc.Encode(&rec); err != nil {
+	w := io.NewOffsetWriter(sp.file, sp.end)
+	var n int64
+	for i := 0; i < len(items); {
+		sp.buf = sp.buf[:0]
+		for ; i < len(items) && len(sp.buf) < 64<<10; i++ {
+			sp.buf = appendItem(sp.buf, &items[i], sp.zone(items[i].sig.Time.Location()), sp.spills)
+		}
+		if _, err := w.Write(sp.buf); err != nil {
 			return fmt.Errorf("spill: %w", err)
 		}
+		n += int64(len(sp.buf))
 	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("spill: %w", err)
-	}
-	sec := io.NewSectionReader(sp.file, sp.end, cw.n)
-	sp.runs = append(sp.runs, &run{dec: gob.NewDecoder(bufio.NewReaderSize(sec, runBuffer)), left: int64(len(items))})
-	sp.end += cw.n
+	sec := io.NewSectionReader(sp.file, sp.end, n)
+	sp.runs = append(sp.runs, &run{r: bufio.NewReaderSize(sec, runBuffer), left: int64(len(items))})
+	sp.end += n
 	sp.left += int64(len(items))
 	sp.stats.Signals += int64(len(items))
-	sp.stats.Bytes += cw.n
+	sp.stats.Bytes += n
 	sp.stats.Runs++
 	return nil
 }
@@ -208,30 +196,34 @@ func (m *Merger) refill(r int32) {
 	if rn.left == 0 {
 		return
 	}
-	var rec spilled
-	if err := rn.dec.Decode(&rec); err != nil {
+	it := item{run: r}
+	spill, err := readItem(rn.r, &sp.buf, sp.zones, &it)
+	if err != nil {
 		sp.stats.Lost = joinError(sp.stats.Lost, fmt.Sprintf("spill: reading run %d back: %v: %d signals lost", r, err, rn.left))
 		sp.left -= rn.left
-		rn.left, rn.dec = 0, nil
+		rn.left, rn.r = 0, nil
 		return
 	}
 	rn.left--
 	sp.left--
 	if rn.left == 0 {
-		rn.dec = nil
+		rn.r = nil
 	}
 	if sp.left == 0 && m.held == 0 && sp.file != nil {
 		sp.file.Close() // all read back: the disk space is freed
 		sp.file, sp.end = nil, 0
 	}
-	s := rec.Sig
-	s.Time = time.Unix(0, rec.Nanos).In(sp.zones[rec.Zone])
 	for _, rl := range sp.relabel {
-		if rl.spills > rec.Spill && rl.stream == rec.Stream && rec.Seq <= rl.seq {
-			relabelSignal(&s, rl)
+		if rl.spills > spill && rl.stream == it.stream && it.seq <= rl.seq {
+			relabelSignal(&it.sig, rl)
 		}
 	}
-	heap.Push(&m.queue, item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: rec.Stream, seq: rec.Seq, run: r})
+	it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
+	if m.unordered {
+		m.queue = append(m.queue, it)
+	} else {
+		heap.Push(&m.queue, it)
+	}
 }
 
 // taken accounts for an item leaving the queue: a run's head brings the
@@ -278,15 +270,4 @@ func relabelSignal(s *catalogue.Signal, rl relabelling) {
 	if s.Component == rl.oldComp || s.Component == "" {
 		s.Component = rl.comp
 	}
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

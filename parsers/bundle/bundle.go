@@ -125,8 +125,9 @@ type walker struct {
 	opt      Options
 	fn       func(File, io.Reader) error
 	problems []Problem
-	total    int64 // decompressed bytes handed to fn
-	stopped  bool  // MaxTotalBytes reached
+	total    int64     // decompressed bytes handed to fn
+	stopped  bool      // MaxTotalBytes reached
+	par      *parallel // in a WalkParallel: files on disk are dispatched
 }
 
 // node is a file or archive entry about to be visited.
@@ -138,9 +139,15 @@ type node struct {
 	mod   time.Time
 }
 
-func (w *walker) done() bool { return w.stopped || w.ctx.Err() != nil }
+func (w *walker) done() bool {
+	return w.stopped || w.par != nil && w.par.stopped.Load() || w.ctx.Err() != nil
+}
 
 func (w *walker) problem(path, reason string) {
+	if w.par != nil {
+		w.par.inTurn(func() { w.problems = append(w.problems, Problem{Path: path, Reason: reason}) })
+		return
+	}
 	w.problems = append(w.problems, Problem{Path: path, Reason: reason})
 }
 

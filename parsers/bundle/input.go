@@ -30,7 +30,7 @@ func (w *walker) walkInput(in string) {
 		}
 		w.walkDir(in, root, class)
 	case fi.Mode().IsRegular():
-		w.visitPath(in, filepath.Base(in), fi)
+		w.file(in, filepath.Base(in), fi)
 	default:
 		w.problem(in, notRegular(fi.Mode()))
 	}
@@ -62,7 +62,7 @@ func (w *walker) walkDir(dir, root, class string) {
 				w.problem(p, openError("file", err))
 				continue
 			}
-			w.visitPath(p, cls, fi)
+			w.file(p, cls, fi)
 		default:
 			w.problem(p, notRegular(mode))
 		}
@@ -80,6 +80,15 @@ func (w *walker) symlink(p, root string) {
 		return // read where it points
 	}
 	w.problem(p, "symbolic link to "+target+", outside the input: skipped (name the target as an input to read it)")
+}
+
+// file visits a file on disk, or dispatches it in a WalkParallel.
+func (w *walker) file(p, class string, fi fs.FileInfo) {
+	if w.par != nil {
+		w.par.dispatch(p, class, fi)
+		return
+	}
+	w.visitPath(p, class, fi)
 }
 
 // visitPath opens a file on disk and visits its content.

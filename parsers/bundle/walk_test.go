@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,42 @@ func walk(t *testing.T, opt Options, inputs ...string) result {
 	})
 	if err != nil {
 		t.Fatalf("Walk: %v", err)
+	}
+	res.problems = problems
+	if opt.MaxTotalBytes == 0 {
+		for _, workers := range []int{1, 3} {
+			if par := walkParallel(t, opt, workers, inputs...); !reflect.DeepEqual(par, res) {
+				t.Fatalf("WalkParallel with %d workers:\n%+v\nWalk:\n%+v", workers, par, res)
+			}
+		}
+	}
+	return res
+}
+
+// walkParallel is walk with WalkParallel: what each file on disk gave
+// joins the result in turn.
+func walkParallel(t *testing.T, opt Options, workers int, inputs ...string) result {
+	t.Helper()
+	res := result{files: map[string]File{}, content: map[string]string{}}
+	type visited struct {
+		f       File
+		content string
+	}
+	problems, err := WalkParallel(context.Background(), inputs, opt, workers, func(turn *Turn, f File, r io.Reader) error {
+		b, err := io.ReadAll(r)
+		vs, _ := turn.Value.([]visited)
+		turn.Value = append(vs, visited{f, string(b)})
+		return err
+	}, func(turn *Turn) {
+		vs, _ := turn.Value.([]visited)
+		for _, v := range vs {
+			res.files[v.f.Path] = v.f
+			res.content[v.f.Path] = v.content
+			res.order = append(res.order, v.f.Path)
+		}
+	})
+	if err != nil {
+		t.Fatalf("WalkParallel: %v", err)
 	}
 	res.problems = problems
 	return res

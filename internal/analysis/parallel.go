@@ -1,0 +1,124 @@
+package analysis
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/bundle"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// A bundle's files on disk are read by several workers at once
+// (bundle.WalkParallel). The engine must see what one worker would give it,
+// in the same order: a file on disk whose turn has not come records what
+// its Recognizer does to the streams, and replays it in turn; once its turn
+// has come (the files before it are done), it goes straight into the
+// pipeline. A file on disk whose record outgrows its budget waits for its
+// turn, so that memory stays bounded whatever the file's size.
+
+// walkParallel reads the inputs with workers at once into the pipeline.
+func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Problem, error) {
+	recognizers := make(chan *stream.Recognizer, workers)
+	for range workers {
+		recognizers <- stream.NewRecognizer(p.cat, p.opt.GapThreshold)
+	}
+	budget := int64(0) // unbounded
+	if p.opt.SpillBudget > 0 {
+		budget = max(p.opt.SpillBudget/int64(4*workers), 1<<20)
+	}
+	visit := func(t *bundle.Turn, f bundle.File, rd io.Reader) error {
+		tr, _ := t.Value.(*turnRecord)
+		if tr == nil {
+			tr = &turnRecord{p: p, turn: t, budget: budget}
+			t.Value = tr
+		}
+		recog := <-recognizers
+		defer func() { recognizers <- recog }()
+		target := &turnStreams{tr: tr}
+		fc, err := p.read(f, rd, recog, target)
+		tr.do(func() { p.commit(fc) })
+		return err
+	}
+	end := func(t *bundle.Turn) {
+		if tr, _ := t.Value.(*turnRecord); tr != nil {
+			tr.goLive()
+		}
+	}
+	return bundle.WalkParallel(ctx, p.opt.Inputs, p.opt.Bundle, workers, visit, end)
+}
+
+// turnRecord is what a file on disk keeps until its turn.
+type turnRecord struct {
+	p       *Pipeline
+	turn    *bundle.Turn
+	live    bool     // its turn has come: calls go to the pipeline
+	pending []func() // what to do in turn, in order
+	cost    int64    // estimated bytes pending
+	budget  int64    // beyond it, wait for the turn (0: never)
+}
+
+// do runs fn in turn: now if the turn has come, else when it does.
+func (tr *turnRecord) do(fn func()) {
+	if tr.live {
+		fn()
+		return
+	}
+	tr.pending = append(tr.pending, fn)
+}
+
+// goLive waits for the turn and runs what was pending.
+func (tr *turnRecord) goLive() {
+	if tr.live {
+		return
+	}
+	tr.turn.Wait()
+	for _, fn := range tr.pending {
+		fn()
+	}
+	tr.pending, tr.cost, tr.live = nil, 0, true
+}
+
+// spend accounts for what a pending call keeps, and waits for the turn when
+// the budget is spent.
+func (tr *turnRecord) spend(n int64) {
+	tr.cost += n
+	if tr.budget > 0 && tr.cost > tr.budget {
+		tr.goLive()
+	}
+}
+
+// turnStreams are the streams of one file of a file on disk: calls are
+// made in turn, with the pipeline's stream IDs.
+type turnStreams struct {
+	tr  *turnRecord
+	ids []stream.ID // the pipeline's, by this file's own
+}
+
+func (s *turnStreams) Open(host string, comp parsers.Component, now time.Time) stream.ID {
+	local := stream.ID(len(s.ids))
+	s.ids = append(s.ids, -1)
+	s.tr.do(func() { s.ids[local] = s.tr.p.merger.Open(host, comp, now) })
+	return local
+}
+
+func (s *turnStreams) Relabel(id stream.ID, host string, comp parsers.Component) {
+	s.tr.do(func() { s.tr.p.merger.Relabel(s.ids[id], host, comp) })
+}
+
+func (s *turnStreams) Push(id stream.ID, sig catalogue.Signal, now time.Time) {
+	s.tr.do(func() { s.tr.p.merger.Push(s.ids[id], sig, now) })
+	if !s.tr.live {
+		s.tr.spend(int64(256 + 2*len(sig.Text)))
+	}
+}
+
+func (s *turnStreams) Progress(id stream.ID, t, now time.Time) {
+	s.tr.do(func() { s.tr.p.merger.Progress(s.ids[id], t, now) })
+}
+
+func (s *turnStreams) Close(id stream.ID) {
+	s.tr.do(func() { s.tr.p.merger.Close(s.ids[id]) })
+}
