@@ -73,8 +73,9 @@ type EngineStats struct {
 }
 
 type running struct {
-	doc Doc
-	det Detector
+	doc  Doc
+	det  Detector
+	emit Emit // made once: detectors are called per signal and tick
 }
 
 // alert is the engine's record of one finding's life.
@@ -136,7 +137,7 @@ func NewEngineWith(regs []Registration, env *Env, opt EngineOptions) (*Engine, e
 			return nil, fmt.Errorf("detector %s: %w", r.Doc.Name, err)
 		}
 		i := len(e.running)
-		e.running = append(e.running, running{doc: r.Doc, det: d})
+		e.running = append(e.running, running{doc: r.Doc, det: d, emit: e.emitter(r.Doc)})
 		for _, k := range r.Doc.Kinds {
 			e.byKind[k] = append(e.byKind[k], i)
 		}
@@ -193,7 +194,7 @@ func (e *Engine) Observe(s *catalogue.Signal) {
 			e.stats.Unattributed++
 			continue
 		}
-		e.running[i].det.Observe(s, e.emitter(i))
+		e.running[i].det.Observe(s, e.running[i].emit)
 	}
 }
 
@@ -217,7 +218,7 @@ func (e *Engine) Advance(t time.Time) {
 	}
 	e.now = t
 	for i := range e.running {
-		e.running[i].det.Advance(t, e.emitter(i))
+		e.running[i].det.Advance(t, e.running[i].emit)
 	}
 	// Retention is swept once a second of event time, not per signal.
 	if t.Sub(e.swept) < time.Second {
@@ -241,7 +242,7 @@ func (e *Engine) Flush(end time.Time) []Finding {
 		e.now = end
 	}
 	for i := range e.running {
-		e.running[i].det.Flush(end, e.emitter(i))
+		e.running[i].det.Flush(end, e.running[i].emit)
 	}
 	if e.all != nil {
 		return e.all.Findings(e, nil)
@@ -335,8 +336,8 @@ func Fingerprint(detector, key string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (e *Engine) emitter(i int) Emit {
-	doc := e.running[i].doc
+// emitter returns the Emit of doc's detector.
+func (e *Engine) emitter(doc Doc) Emit {
 	return func(f Finding) {
 		f.Detector = doc.Name
 		if f.Defect == "" {

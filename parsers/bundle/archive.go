@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"compress/flate"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"path"
 	"strings"
 
+	kflate "github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 )
@@ -35,7 +36,9 @@ func (w *walker) visitGzip(n node, br *bufio.Reader, depth int) {
 // compressed bytes in counts, under the ratio cap.
 func (w *walker) visitDecompressed(n node, zr io.Reader, in *countingByteReader, format string, wrap func(error) error, depth int) {
 	rr := &ratioReader{r: zr, in: func() int64 { return in.n }, max: w.opt.MaxRatio, what: format + " data of " + n.name, wrap: wrap}
-	w.visitStream(n, rr, nil, depth+1)
+	ahead := readAhead(rr)
+	w.visitStream(n, ahead, nil, depth+1)
+	ahead.Close()
 	if rr.err != nil {
 		w.report(n.path, rr.err) // when not reported by whoever read it
 	}
@@ -330,7 +333,7 @@ func (g *ratioReader) Read(p []byte) (int, error) {
 
 // gzipError turns a gzip/flate error into a reason a user can act on.
 func gzipError(err error) error {
-	var ce flate.CorruptInputError
+	var ce kflate.CorruptInputError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
 		return &readError{reason: "truncated gzip: unexpected EOF (the part before it was read)"}

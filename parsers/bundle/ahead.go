@@ -1,0 +1,97 @@
+package bundle
+
+import (
+	"io"
+	"sync"
+)
+
+// Decompression runs on a goroutine of its own, a few chunks ahead of the
+// reader: the scanner and the decompressor then use two cores.
+const (
+	aheadChunk  = 256 << 10
+	aheadChunks = 4
+)
+
+// aheadReader reads r on a goroutine of its own into chunks that Read hands
+// out in order, errors last. Close stops the goroutine and waits for it:
+// only then may what r shares with the caller be looked at.
+type aheadReader struct {
+	chunks chan chunk
+	free   chan []byte
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	cur    chunk // being read
+	used   []byte
+}
+
+type chunk struct {
+	b   []byte
+	err error // after b
+}
+
+func readAhead(r io.Reader) *aheadReader {
+	a := &aheadReader{chunks: make(chan chunk, aheadChunks), free: make(chan []byte, aheadChunks),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	for range aheadChunks {
+		a.free <- make([]byte, aheadChunk)
+	}
+	go a.fill(r)
+	return a
+}
+
+func (a *aheadReader) fill(r io.Reader) {
+	defer close(a.done)
+	defer close(a.chunks)
+	for {
+		var b []byte
+		select {
+		case b = <-a.free:
+		case <-a.stop:
+			return
+		}
+		n := 0
+		var err error
+		for n < len(b) && err == nil {
+			var m int
+			m, err = r.Read(b[n:])
+			n += m
+		}
+		select {
+		case a.chunks <- chunk{b: b[:n], err: err}:
+		case <-a.stop:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (a *aheadReader) Read(p []byte) (int, error) {
+	for len(a.cur.b) == 0 {
+		if a.cur.err != nil {
+			return 0, a.cur.err
+		}
+		if a.used != nil {
+			a.free <- a.used[:cap(a.used)]
+		}
+		c, ok := <-a.chunks
+		if !ok {
+			return 0, io.EOF // stopped
+		}
+		a.cur, a.used = c, c.b
+	}
+	n := copy(p, a.cur.b)
+	a.cur.b = a.cur.b[n:]
+	if len(a.cur.b) == 0 && a.cur.err != nil {
+		return n, a.cur.err
+	}
+	return n, nil
+}
+
+// Close stops reading ahead and waits for the goroutine to end.
+func (a *aheadReader) Close() {
+	a.once.Do(func() { close(a.stop) })
+	<-a.done
+}
