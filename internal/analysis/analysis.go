@@ -255,7 +255,7 @@ func (p *Pipeline) Release(now time.Time) {
 // Finish ends the input: everything queued is handed on, the detectors are
 // flushed at the end of the input, and the report is the final state.
 func (p *Pipeline) Finish() *Result {
-	p.merger.Drain(p.engine.Observe)
+	p.drain()
 	if e := p.merger.SpillStats().Lost; e != "" {
 		p.cov.Skipped = append(p.cov.Skipped, bundle.Problem{Path: "(spill file)", Reason: e})
 	}
@@ -272,6 +272,33 @@ func (p *Pipeline) Finish() *Result {
 	}
 	findings := p.collector.Findings(p.engine, func(name string) bool { return ran[name] })
 	return &Result{Findings: findings, Coverage: cov}
+}
+
+// drain hands everything queued to the engine: the merger reads its spilled
+// runs back and orders them on this goroutine while the detectors run on
+// another.
+func (p *Pipeline) drain() {
+	const batch = 512
+	batches := make(chan []*catalogue.Signal, 4)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for b := range batches {
+			for _, s := range b {
+				p.engine.Observe(s)
+			}
+		}
+	}()
+	b := make([]*catalogue.Signal, 0, batch)
+	p.merger.Drain(func(s *catalogue.Signal) {
+		if b = append(b, s); len(b) == batch {
+			batches <- b
+			b = make([]*catalogue.Signal, 0, batch)
+		}
+	})
+	batches <- b
+	close(batches)
+	<-done
 }
 
 // file reads one file of the bundle into the pipeline.

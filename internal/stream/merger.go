@@ -9,7 +9,6 @@ package stream
 
 import (
 	"cmp"
-	"container/heap"
 	"slices"
 	"time"
 
@@ -183,7 +182,7 @@ func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
 		m.queue = append(m.queue, it)
 		m.unordered = true
 	} else {
-		heap.Push(&m.queue, it)
+		m.queue.push(it)
 	}
 	m.pushed(&s)
 }
@@ -221,7 +220,7 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 	}
 	limit, bounded := m.watermark(now)
 	for len(m.queue) > 0 && (!bounded || !m.queue[0].at.After(limit)) {
-		it := heap.Pop(&m.queue).(item)
+		it := m.queue.pop()
 		m.taken(&it)
 		m.emit(it, emit)
 		if m.refreshOffsets() && bounded {
@@ -325,7 +324,7 @@ func (m *Merger) refreshOffsets() bool {
 		it := &m.queue[i]
 		it.at = it.sig.Time.Add(-shift[it.sig.Host])
 	}
-	heap.Init(&m.queue)
+	m.queue.init()
 	return true
 }
 
@@ -342,7 +341,7 @@ func (m *Merger) Offsets() []ClockOffset {
 // offsets learned.
 func (m *Merger) Snapshot() ([]byte, error) {
 	if m.unordered {
-		heap.Init(&m.queue) // a restored queue is a heap
+		m.queue.init() // a restored queue is a heap
 		m.unordered = false
 	}
 	return snapshot.Marshal(m)
@@ -355,7 +354,7 @@ func (m *Merger) reorder() {
 		m.unordered = true
 		return
 	}
-	heap.Init(&m.queue)
+	m.queue.init()
 	m.unordered = false
 }
 
@@ -386,11 +385,62 @@ func (m *Merger) Queued() int {
 	return n
 }
 
-// queue is a min-heap of items by event time, stream and arrival.
+// queue is a min-heap of items by event time, stream and arrival (typed:
+// container/heap would box every item it moves in and out).
 type queue []item
 
-func (q queue) Len() int           { return len(q) }
-func (q queue) Less(i, j int) bool { return compareItems(&q[i], &q[j]) < 0 }
+func (q queue) less(i, j int) bool { return compareItems(&q[i], &q[j]) < 0 }
+
+func (q queue) init() {
+	for i := len(q)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+func (q *queue) push(it item) {
+	*q = append(*q, it)
+	q.up(len(*q) - 1)
+}
+
+func (q *queue) pop() item {
+	old := *q
+	n := len(old) - 1
+	old[0], old[n] = old[n], old[0]
+	it := old[n]
+	old[n] = item{} // let go of its text
+	*q = old[:n]
+	q.down(0)
+	return it
+}
+
+func (q queue) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !q.less(j, i) {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		j = i
+	}
+}
+
+func (q queue) down(i int) {
+	n := len(q)
+	for {
+		j := 2*i + 1
+		if j >= n {
+			return
+		}
+		if r := j + 1; r < n && q.less(r, j) {
+			j = r
+		}
+		if !q.less(j, i) {
+			return
+		}
+		q[i], q[j] = q[j], q[i]
+		i = j
+	}
+}
 
 // compareItems orders items by event time, stream and arrival.
 func compareItems(a, b *item) int {

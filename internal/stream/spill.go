@@ -2,7 +2,6 @@ package stream
 
 import (
 	"bufio"
-	"container/heap"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +33,7 @@ type spiller struct {
 	spills  int              // times the queue was spilled
 	zones   []*time.Location // of spilled times, restored on reading
 	buf     []byte           // records being written or read
+	out     []item           // the items of a spill, sorted
 	relabel []relabelling    // relabellings that spilled signals must undergo
 	stats   SpillStats
 	err     error // the first failure: spilling stops, signals stay in memory
@@ -115,7 +115,9 @@ func (m *Merger) spillQueue() error {
 		os.Remove(f.Name()) // the open file stays readable and vanishes with the process
 		sp.file = f
 	}
-	var keep, out []item
+	// The runs' heads stay; the rest moves to out, a buffer kept for the
+	// next spill, as the queue keeps its own.
+	out, keep := sp.out[:0], m.queue[:0]
 	for _, it := range m.queue {
 		if it.run > 0 {
 			keep = append(keep, it)
@@ -123,6 +125,7 @@ func (m *Merger) spillQueue() error {
 			out = append(out, it)
 		}
 	}
+	clear(m.queue[len(keep):])
 	slices.SortStableFunc(out, func(a, b item) int {
 		if a.sig.Host != b.sig.Host {
 			if a.sig.Host < b.sig.Host {
@@ -141,10 +144,14 @@ func (m *Merger) spillQueue() error {
 		if err := m.writeRun(out[i:j]); err != nil {
 			// Forget the runs of this spill: the queue keeps their signals.
 			sp.runs, sp.end, sp.left, sp.stats = sp.runs[:first], end, left, stats
+			m.queue = append(keep, out...)
+			m.reorder()
 			return err
 		}
 		i = j
 	}
+	clear(out)
+	sp.out = out[:0]
 	sp.spills++
 	m.queue = keep
 	m.reorder()
@@ -222,7 +229,7 @@ func (m *Merger) refill(r int32) {
 	if m.unordered {
 		m.queue = append(m.queue, it)
 	} else {
-		heap.Push(&m.queue, it)
+		m.queue.push(it)
 	}
 }
 
