@@ -148,18 +148,17 @@ func (m *acMatcher) any(b []byte) bool {
 	return false
 }
 
-// each calls fn with the index of every literal occurrence in b (a literal
-// may be reported more than once).
-func (m *acMatcher) each(b string, fn func(lit int)) {
+// appendMatches appends the index of every literal occurring in b to dst
+// (a literal may be appended more than once).
+func (m *acMatcher) appendMatches(dst []int, b string) []int {
 	s := uint32(0)
 	n := uint32(m.nclass)
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		s = m.next[s*n+uint32(m.classes[c])]
 		if m.hasOut[s] {
-			for _, li := range m.out[s] {
-				fn(li)
-			}
+			dst = append(dst, m.out[s]...)
 		}
 	}
+	return dst
 }

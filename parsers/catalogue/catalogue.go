@@ -123,12 +123,13 @@ func (c *Catalogue) Match(r *parsers.Record) []Signal {
 	if i := strings.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	}
-	var cand []int
-	c.ac.each(first, func(li int) {
+	var candBuf, litBuf [8]int // on the stack: most records name one or two entries
+	cand := candBuf[:0]
+	for _, li := range c.ac.appendMatches(litBuf[:0], first) {
 		for _, ei := range c.litEnt[li] {
 			cand = appendUnique(cand, ei)
 		}
-	})
+	}
 	if len(cand) == 0 {
 		return nil
 	}
@@ -139,23 +140,33 @@ func (c *Catalogue) Match(r *parsers.Record) []Signal {
 		if r.Logger != "" && len(e.Loggers) > 0 && !slices.Contains(e.Loggers, logger) {
 			continue
 		}
-		sub := e.Pattern.FindStringSubmatch(r.Message)
-		if sub == nil {
+		idx := e.Pattern.FindStringSubmatchIndex(r.Message)
+		if idx == nil {
 			continue
 		}
-		s := Signal{
-			Kind: e.Kind, Time: r.Time, Host: r.Host, Component: r.Component,
-			Level: r.Level, Thread: r.Thread, Origin: r.Origin, Text: first,
-		}
-		for i, name := range c.names[ei] {
-			if name != "" && sub[i] != "" {
-				setField(&s, name, sub[i])
+		var subBuf [16]string // the groups' text, on the stack
+		sub := subBuf[:0]
+		for i := 0; i+1 < len(idx); i += 2 {
+			if idx[i] < 0 {
+				sub = append(sub, "")
+			} else {
+				sub = append(sub, r.Message[idx[i]:idx[i+1]])
 			}
 		}
-		if e.Post != nil && !e.Post(&s, groups(c.names[ei], sub)) {
-			continue
+		// Built in place: a Signal of its own would escape to the heap.
+		out = append(out, Signal{
+			Kind: e.Kind, Time: r.Time, Host: r.Host, Component: r.Component,
+			Level: r.Level, Thread: r.Thread, Origin: r.Origin, Text: first,
+		})
+		s := &out[len(out)-1]
+		for i, name := range c.names[ei] {
+			if name != "" && sub[i] != "" {
+				setField(s, name, sub[i])
+			}
 		}
-		out = append(out, s)
+		if e.Post != nil && !e.Post(s, groups(c.names[ei], sub)) {
+			out = out[:len(out)-1]
+		}
 	}
 	return out
 }
