@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +68,8 @@ With --format json, stdout holds one JSON document:
 	f.Int("workers", 0, "files on disk read at once (0: one per core); the report is the same for any number")
 	f.String("spill-budget", "16MiB", "memory for the signals a bundle run holds until every file is read; beyond it they\n"+
 		"wait in a temporary file in --spill-dir (bytes, or with KiB, MiB or GiB; 0 keeps them all in memory)")
+	f.String("memory-limit", "96MiB", "soft limit of the Go heap: the garbage collector works harder near it (0: none;\n"+
+		"GOMEMLIMIT in the environment takes precedence)")
 	f.String("spill-dir", "", "directory of that temporary file (default: $TMPDIR or /tmp); it is unlinked at once")
 	f.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.String("memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof)")
@@ -116,6 +119,13 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 		return usageErrorf("--spill-budget: %w", err)
 	}
 	opt.SpillDir = v.GetString("spill-dir")
+	limit, err := parseSize(v.GetString("memory-limit"))
+	if err != nil {
+		return usageErrorf("--memory-limit: %w", err)
+	}
+	if limit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(limit)
+	}
 	if opt.Workers = v.GetInt("workers"); opt.Workers < 0 {
 		return usageErrorf("--workers %d: want 0 (one per core) or more", opt.Workers)
 	}

@@ -65,7 +65,7 @@ type relabelling struct {
 }
 
 // runBuffer is the read buffer of one run.
-const runBuffer = 8 << 10
+const runBuffer = 4 << 10
 
 // itemCost estimates the memory a queued signal holds: the item and the
 // text it keeps alive (a record's message, of which Text is the first
