@@ -62,8 +62,8 @@ measure() {
   read -r wall user rss < <(printf '%s\n' "${out[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
   printf '%-44s %d core(s)  %6.2f s wall  %6.2f s user  %5d MiB\n' "$name" "$cores" "$wall" "$user" "$((rss / 1024))"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-analyze() { "$bin" analyze --format json --fail-on never "$@"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+analyze=("$bin" analyze --format json --fail-on never)
 
 echo "== bundle: $(find "$dir" -type f | wc -l) files, $(du -sb "$dir" | cut -f1) bytes"
 tar -C "$dir" -czf "$work/bundle.tar.gz" .
@@ -71,8 +71,8 @@ if [ "$tools" = 0 ]; then
   for cores in 1 2; do
     cat "$work/bundle.tar.gz" > /dev/null
     find "$dir" -type f -exec cat {} + > /dev/null
-    measure "ozdoctor analyze (directory)" "$cores" analyze "$dir"
-    measure "ozdoctor analyze (.tar.gz)" "$cores" analyze "$work/bundle.tar.gz"
+    measure "ozdoctor analyze (directory)" "$cores" "${analyze[@]}" "$dir"
+    measure "ozdoctor analyze (.tar.gz)" "$cores" "${analyze[@]}" "$work/bundle.tar.gz"
   done
   exit 0
 fi
@@ -88,7 +88,7 @@ done
 tar -C "$plain" -czf "$work/plain.tar.gz" .
 mapfile -t files < <(find "$plain" -type f | sort)
 echo "== plain copy: ${#files[@]} files, $(du -sb "$plain" | cut -f1) bytes; .tar.gz $(stat -c %s "$work/plain.tar.gz") bytes"
-echo "   matching lines: grep $(cat "${files[@]}" | grep -c -F -f "$work/literals"), findings: $(analyze "$plain" | grep -c '"detector":')"
+echo "   matching lines: grep $(cat "${files[@]}" | grep -c -F -f "$work/literals"), findings: $("${analyze[@]}" "$plain" | grep -c '"detector":')"
 
 for cores in 1 2; do
   cat "${files[@]}" "$work/plain.tar.gz" "$work/bundle.tar.gz" > /dev/null
@@ -97,16 +97,16 @@ for cores in 1 2; do
   grep=$wall
   measure "rg -c -F -f literals" "$cores" rg -c -F -f "$work/literals" "${files[@]}"
   rg=$wall
-  measure "ozdoctor analyze (plain directory)" "$cores" analyze "$plain"
+  measure "ozdoctor analyze (plain directory)" "$cores" "${analyze[@]}" "$plain"
   echo "   ozdoctor / grep $(ratio "$wall" "$grep"), ozdoctor / rg $(ratio "$wall" "$rg")"
-  measure "ozdoctor analyze (bundle as generated)" "$cores" analyze "$dir"
+  measure "ozdoctor analyze (bundle as generated)" "$cores" "${analyze[@]}" "$dir"
   measure "zcat plain.tar.gz | grep -c -F -f literals" "$cores" sh -c "zcat '$work/plain.tar.gz' | grep -c -F -f '$work/literals'"
   grep=$wall
   measure "zcat plain.tar.gz | rg -c -F -f literals" "$cores" sh -c "zcat '$work/plain.tar.gz' | rg -c -F -f '$work/literals'"
   rg=$wall
-  measure "ozdoctor analyze (plain.tar.gz)" "$cores" analyze "$work/plain.tar.gz"
+  measure "ozdoctor analyze (plain.tar.gz)" "$cores" "${analyze[@]}" "$work/plain.tar.gz"
   echo "   ozdoctor / zcat|grep $(ratio "$wall" "$grep"), ozdoctor / zcat|rg $(ratio "$wall" "$rg")"
-  measure "ozdoctor analyze (bundle.tar.gz)" "$cores" analyze "$work/bundle.tar.gz"
+  measure "ozdoctor analyze (bundle.tar.gz)" "$cores" "${analyze[@]}" "$work/bundle.tar.gz"
 done
 
 # mtail's programs are regular expressions of at most 1,024 bytes: the
@@ -147,6 +147,6 @@ for cores in 1 2; do
   measure "mtail --one_shot (counting program)" "$cores" mtail --one_shot --one_shot_format prometheus \
     --progs "$work/progs" --log_dir "$work" --logs "$(IFS=,; echo "${sub[*]}")"
   mtail=$wall
-  measure "ozdoctor analyze (same files)" "$cores" analyze "$work/mtail"
+  measure "ozdoctor analyze (same files)" "$cores" "${analyze[@]}" "$work/mtail"
   echo "   ozdoctor / mtail $(ratio "$wall" "$mtail")"
 done

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -33,7 +34,8 @@ type spiller struct {
 	spills  int              // times the queue was spilled
 	zones   []*time.Location // of spilled times, restored on reading
 	buf     []byte           // records being written or read
-	out     []item           // the items of a spill, sorted
+	out     []item           // the items of a spill
+	order   []int32          // their order
 	relabel []relabelling    // relabellings that spilled signals must undergo
 	stats   SpillStats
 	err     error // the first failure: spilling stops, signals stay in memory
@@ -126,22 +128,27 @@ func (m *Merger) spillQueue() error {
 		}
 	}
 	clear(m.queue[len(keep):])
-	slices.SortStableFunc(out, func(a, b item) int {
-		if a.sig.Host != b.sig.Host {
-			if a.sig.Host < b.sig.Host {
-				return -1
-			}
-			return 1
+	// Sorted by index: the items are large. (host, time, stream, arrival)
+	// is a total order: arrival numbers are unique.
+	order := sp.order[:0]
+	for i := range out {
+		order = append(order, int32(i))
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		a, b := &out[i], &out[j]
+		if c := strings.Compare(a.sig.Host, b.sig.Host); c != 0 {
+			return c
 		}
-		return compareItems(&a, &b)
+		return compareItems(a, b)
 	})
+	sp.order = order
 	first, end, left, stats := len(sp.runs), sp.end, sp.left, sp.stats
-	for i := 0; i < len(out); {
+	for i := 0; i < len(order); {
 		j := i + 1
-		for j < len(out) && out[j].sig.Host == out[i].sig.Host {
+		for j < len(order) && out[order[j]].sig.Host == out[order[i]].sig.Host {
 			j++
 		}
-		if err := m.writeRun(out[i:j]); err != nil {
+		if err := m.writeRun(out, order[i:j]); err != nil {
 			// Forget the runs of this spill: the queue keeps their signals.
 			sp.runs, sp.end, sp.left, sp.stats = sp.runs[:first], end, left, stats
 			m.queue = append(keep, out...)
@@ -162,15 +169,17 @@ func (m *Merger) spillQueue() error {
 	return nil
 }
 
-// writeRun appends items (sorted, one host) to the spill file as a run.
-func (m *Merger) writeRun(items []item) error {
+// writeRun appends items[order...] (sorted, one host) to the spill file as
+// a run.
+func (m *Merger) writeRun(items []item, order []int32) error {
 	sp := m.spill
 	w := io.NewOffsetWriter(sp.file, sp.end)
 	var n int64
-	for i := 0; i < len(items); {
+	for i := 0; i < len(order); {
 		sp.buf = sp.buf[:0]
-		for ; i < len(items) && len(sp.buf) < 64<<10; i++ {
-			sp.buf = appendItem(sp.buf, &items[i], sp.zone(items[i].sig.Time.Location()), sp.spills)
+		for ; i < len(order) && len(sp.buf) < 64<<10; i++ {
+			it := &items[order[i]]
+			sp.buf = appendItem(sp.buf, it, sp.zone(it.sig.Time.Location()), sp.spills)
 		}
 		if _, err := w.Write(sp.buf); err != nil {
 			return fmt.Errorf("spill: %w", err)
@@ -178,10 +187,10 @@ func (m *Merger) writeRun(items []item) error {
 		n += int64(len(sp.buf))
 	}
 	sec := io.NewSectionReader(sp.file, sp.end, n)
-	sp.runs = append(sp.runs, &run{r: bufio.NewReaderSize(sec, runBuffer), left: int64(len(items))})
+	sp.runs = append(sp.runs, &run{r: bufio.NewReaderSize(sec, runBuffer), left: int64(len(order))})
 	sp.end += n
-	sp.left += int64(len(items))
-	sp.stats.Signals += int64(len(items))
+	sp.left += int64(len(order))
+	sp.stats.Signals += int64(len(order))
 	sp.stats.Bytes += n
 	sp.stats.Runs++
 	return nil
