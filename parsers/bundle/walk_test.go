@@ -7,12 +7,15 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
@@ -412,5 +415,57 @@ func TestWalkKubernetesAndClouderaCollections(t *testing.T) {
 	cmPath := cm + "!/var/log/hadoop-ozone/hadoop-cmf-ozone-OZONE_MANAGER-om1.example.com.log.out"
 	if f := r.files[cmPath]; f.Host != "om1.example.com" || f.Component != parsers.ComponentOM || f.Kind != parsers.KindLog {
 		t.Errorf("%s: %+v (files %v)", cmPath, f, r.order)
+	}
+}
+
+// A cancelled WalkParallel returns once every file on disk it started is
+// done, and visits no file after the cancel.
+func TestWalkParallelStopsOnCancel(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%02d.log", i)), []byte(scmLine))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var visits, ends atomic.Int32
+	_, err := WalkParallel(ctx, []string{dir}, Options{}, 3, func(_ *Turn, f File, r io.Reader) error {
+		if visits.Add(1) == 2 {
+			cancel()
+		}
+		_, err := io.ReadAll(r)
+		return err
+	}, func(*Turn) { ends.Add(1) })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	// At most the files dispatched before the cancel was seen: the
+	// workers and the window of files waiting for their turn.
+	if v := visits.Load(); v < 2 || v > 2+4*3 {
+		t.Errorf("%d files visited after a cancel at the second", v)
+	}
+	// Every file on disk dispatched has its end, visited or not.
+	if e := ends.Load(); e < visits.Load() || e > 2+4*3 {
+		t.Errorf("%d ends for %d visits", e, visits.Load())
+	}
+}
+
+// Reading ahead hands on the bytes in order with the error after them,
+// and Close stops the goroutine whether or not the reader was drained.
+func TestReadAhead(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), aheadChunk/4) // four chunks
+	boom := errors.New("boom")
+	a := readAhead(io.MultiReader(bytes.NewReader(data), iotest.ErrReader(boom)))
+	got, err := io.ReadAll(a)
+	a.Close()
+	if !bytes.Equal(got, data) || !errors.Is(err, boom) {
+		t.Fatalf("read %d of %d bytes, err %v", len(got), len(data), err)
+	}
+	for range 50 {
+		a := readAhead(bytes.NewReader(data))
+		buf := make([]byte, 100)
+		if _, err := io.ReadFull(a, buf); err != nil || !bytes.Equal(buf, data[:100]) {
+			t.Fatal("the first bytes", err)
+		}
+		a.Close() // before the end: must return (the goroutine ends)
 	}
 }
