@@ -44,7 +44,6 @@ type spiller struct {
 // SpillStats say what spilling did.
 type SpillStats struct {
 	Signals int64  // signals written to disk
-	Bytes   int64  // bytes written
 	Runs    int    // sorted runs written
 	Error   string // why spilling stopped (the signals stayed in memory)
 	Lost    string // what could not be read back (those signals are lost)
@@ -191,7 +190,6 @@ func (m *Merger) writeRun(items []item, order []int32) error {
 	sp.end += n
 	sp.left += int64(len(order))
 	sp.stats.Signals += int64(len(order))
-	sp.stats.Bytes += n
 	sp.stats.Runs++
 	return nil
 }
