@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,15 +49,15 @@ func benchBundle(b *testing.B) (dir string, files []string, size int64) {
 		dir = b.TempDir()
 	}
 	want := mib << 20
-	files, size = listLogs(b, dir)
+	files, size = listFiles(dir, ".log")
 	input := os.Getenv("OZDOCTOR_BENCH_INPUT")
 	if input == "" || input == "fleet" {
-		if bundleSize(b, dir) < want {
+		if _, all := listFiles(dir, ""); all < want {
 			f := scenario.Fleet{Datanodes: 50, Periods: 1 << 16, Period: 6 * time.Hour, Noise: 20, Seed: 1, Bytes: want}
 			if err := scenario.RenderFleet(dir, f); err != nil {
 				b.Fatal(err)
 			}
-			files, size = listLogs(b, dir)
+			files, size = listFiles(dir, ".log")
 		}
 		return dir, files, size
 	}
@@ -79,7 +80,7 @@ func benchBundle(b *testing.B) (dir string, files []string, size int64) {
 		b.Fatal(err)
 	}
 	var chunks [][]byte
-	srcFiles, _ := listLogs(b, src)
+	srcFiles, _ := listFiles(src, ".log")
 	for _, f := range srcFiles {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -99,27 +100,17 @@ func benchBundle(b *testing.B) (dir string, files []string, size int64) {
 			size += int64(len(data))
 		}
 	}
-	files, size = listLogs(b, dir)
+	files, size = listFiles(dir, ".log")
 	return dir, files, size
 }
 
-// bundleSize returns the bytes of every file under dir.
-func bundleSize(b *testing.B, dir string) int64 {
-	var size int64
-	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err == nil && info.Mode().IsRegular() {
-			size += info.Size()
-		}
-		return nil
-	})
-	return size
-}
-
-func listLogs(b *testing.B, dir string) ([]string, int64) {
+// listFiles returns the files under dir whose name ends in ext ("" for
+// all) and their bytes.
+func listFiles(dir, ext string) ([]string, int64) {
 	var files []string
 	var size int64
 	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err == nil && info.Mode().IsRegular() && filepath.Ext(p) == ".log" {
+		if err == nil && info.Mode().IsRegular() && strings.HasSuffix(p, ext) {
 			files = append(files, p)
 			size += info.Size()
 		}

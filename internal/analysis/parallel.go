@@ -111,7 +111,7 @@ func (s *turnStreams) Relabel(id stream.ID, host string, comp parsers.Component)
 func (s *turnStreams) Push(id stream.ID, sig catalogue.Signal, now time.Time) {
 	s.tr.do(func() { s.tr.p.merger.Push(s.ids[id], sig, now) })
 	if !s.tr.live {
-		s.tr.spend(int64(256 + 2*len(sig.Text)))
+		s.tr.spend(stream.Cost(&sig))
 	}
 }
 

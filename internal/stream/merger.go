@@ -141,23 +141,19 @@ func (m *Merger) Relabel(id ID, host string, comp parsers.Component) {
 	oldHost, oldComp := st.host, st.component
 	st.host, st.component = host, comp
 	m.noteComponent(comp)
+	rl := relabelling{stream: id, seq: m.seq, oldHost: oldHost, oldComp: oldComp, host: host, comp: comp}
 	for i := range m.queue {
 		it := &m.queue[i]
 		if it.stream != id {
 			continue
 		}
-		if it.sig.Host == oldHost || it.sig.Host == "" {
-			it.sig.Host = host
-		}
-		if it.sig.Component == oldComp || it.sig.Component == "" {
-			it.sig.Component = comp
-		}
+		rl.apply(&it.sig)
 		it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
 	}
 	m.reorder()
 	if sp := m.spill; sp != nil && sp.spills > 0 {
-		sp.relabel = append(sp.relabel, relabelling{stream: id, seq: m.seq, spills: sp.spills,
-			oldHost: oldHost, oldComp: oldComp, host: host, comp: comp})
+		rl.spills = sp.spills
+		sp.relabel = append(sp.relabel, rl)
 	}
 }
 
@@ -175,16 +171,19 @@ func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
 		st.lastPush = now
 	}
 	m.seq++
-	it := item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: id, seq: m.seq}
-	if m.held > 0 {
-		// Nothing timed leaves a held merger: the queue is ordered once
-		// it may (Release).
+	m.enqueue(item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: id, seq: m.seq})
+	m.pushed(&s)
+}
+
+// enqueue queues it. Nothing timed leaves a held merger, so it keeps no heap
+// until it may (Release): it appends.
+func (m *Merger) enqueue(it item) {
+	if m.held > 0 || m.unordered {
 		m.queue = append(m.queue, it)
 		m.unordered = true
-	} else {
-		m.queue.push(it)
+		return
 	}
-	m.pushed(&s)
+	m.queue.push(it)
 }
 
 // Progress tells that stream id has read records up to event time t at wall

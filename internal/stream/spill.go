@@ -54,7 +54,7 @@ type run struct {
 	left int64
 }
 
-// relabelling is a Relabel that signals already on disk missed.
+// relabelling is a Relabel; kept when signals already on disk missed it.
 type relabelling struct {
 	stream  ID
 	seq     uint64 // the signals up to this one were pushed before it
@@ -68,10 +68,9 @@ type relabelling struct {
 // runBuffer is the read buffer of one run.
 const runBuffer = 4 << 10
 
-// itemCost estimates the memory a queued signal holds: the item and the
-// text it keeps alive (a record's message, of which Text is the first
-// line).
-func itemCost(s *catalogue.Signal) int64 {
+// Cost estimates the memory a queued signal holds: the item and the text
+// it keeps alive (a record's message, of which Text is the first line).
+func Cost(s *catalogue.Signal) int64 {
 	n := int64(unsafe.Sizeof(item{})) + 2*int64(len(s.Text)) + int64(len(s.Thread))
 	for _, p := range s.Pipelines {
 		n += 16 + int64(len(p))
@@ -95,7 +94,7 @@ func (m *Merger) pushed(s *catalogue.Signal) {
 	if sp == nil || sp.err != nil {
 		return
 	}
-	sp.queued += itemCost(s)
+	sp.queued += Cost(s)
 	if m.held > 0 && sp.queued > sp.budget {
 		if err := m.spillQueue(); err != nil {
 			sp.err = err
@@ -229,15 +228,11 @@ func (m *Merger) refill(r int32) {
 	}
 	for _, rl := range sp.relabel {
 		if rl.spills > spill && rl.stream == it.stream && it.seq <= rl.seq {
-			relabelSignal(&it.sig, rl)
+			rl.apply(&it.sig)
 		}
 	}
 	it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
-	if m.unordered {
-		m.queue = append(m.queue, it)
-	} else {
-		m.queue.push(it)
-	}
+	m.enqueue(it)
 }
 
 // taken accounts for an item leaving the queue: a run's head brings the
@@ -248,7 +243,7 @@ func (m *Merger) taken(it *item) {
 		return
 	}
 	if it.run == 0 {
-		sp.queued -= itemCost(&it.sig)
+		sp.queued -= Cost(&it.sig)
 		return
 	}
 	m.refill(it.run)
@@ -277,7 +272,8 @@ func (m *Merger) Discard() {
 	}
 }
 
-func relabelSignal(s *catalogue.Signal, rl relabelling) {
+// apply gives s the new labels where it carried the stream's former ones.
+func (rl relabelling) apply(s *catalogue.Signal) {
 	if s.Host == rl.oldHost || s.Host == "" {
 		s.Host = rl.host
 	}

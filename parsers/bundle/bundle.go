@@ -94,12 +94,7 @@ func Walk(ctx context.Context, inputs []string, opt Options, fn func(f File, r i
 		return nil, errors.New("bundle: nil callback")
 	}
 	w := &walker{ctx: ctx, opt: opt, fn: fn}
-	for _, in := range inputs {
-		if w.done() {
-			break
-		}
-		w.walkInput(in)
-	}
+	w.walkInputs(inputs)
 	return w.problems, ctx.Err()
 }
 

@@ -9,6 +9,16 @@ import (
 	"strings"
 )
 
+// walkInputs visits the inputs until the walk is done.
+func (w *walker) walkInputs(inputs []string) {
+	for _, in := range inputs {
+		if w.done() {
+			return
+		}
+		w.walkInput(in)
+	}
+}
+
 // walkInput visits one input: a directory tree or a file (an archive or not).
 // An input that is a symbolic link is followed: the user named it.
 func (w *walker) walkInput(in string) {

@@ -46,12 +46,7 @@ func WalkParallel(ctx context.Context, inputs []string, opt Options, workers int
 	par := &parallel{w: w, visit: visit, end: end, slots: make(chan struct{}, workers),
 		window: make(chan struct{}, 4*workers), last: closed()}
 	w.par = par
-	for _, in := range inputs {
-		if w.done() {
-			break
-		}
-		w.walkInput(in)
-	}
+	w.walkInputs(inputs)
 	<-par.last // every file on disk done
 	w.par = nil
 	return w.problems, ctx.Err()
@@ -78,13 +73,19 @@ type parallel struct {
 
 // inTurn runs fn after everything dispatched before it.
 func (par *parallel) inTurn(fn func()) {
-	prev, done := par.last, make(chan struct{})
-	par.last = done
+	t := par.nextTurn()
 	go func() {
-		<-prev
+		t.Wait()
 		fn()
-		close(done)
+		close(t.done)
 	}()
+}
+
+// nextTurn returns the turn after everything dispatched so far.
+func (par *parallel) nextTurn() *Turn {
+	t := &Turn{prev: par.last, done: make(chan struct{})}
+	par.last = t.done
+	return t
 }
 
 // dispatch visits a file on disk on a goroutine of its own once a worker is
@@ -93,8 +94,7 @@ func (par *parallel) inTurn(fn func()) {
 func (par *parallel) dispatch(p, class string, fi fs.FileInfo) {
 	par.window <- struct{}{}
 	par.slots <- struct{}{}
-	t := &Turn{prev: par.last, done: make(chan struct{})}
-	par.last = t.done
+	t := par.nextTurn()
 	go func() {
 		defer func() { <-par.window }()
 		defer close(t.done)

@@ -250,6 +250,19 @@ func TestSizeLimits(t *testing.T) {
 	if len(r.problems) != 1 {
 		t.Errorf("problems = %v", r.problems)
 	}
+	// In parallel, the file on disk that reaches it is read whole and
+	// nothing after it joins, however many workers read ahead.
+	for _, workers := range []int{1, 3} {
+		r = walkParallel(t, Options{MaxTotalBytes: 1500}, workers, dir)
+		if strings.Join(r.order, ",") != filepath.Join(dir, "1.log")+","+filepath.Join(dir, "2.log") ||
+			len(r.content[filepath.Join(dir, "2.log")]) != 1000 {
+			t.Errorf("%d workers: delivered %v (%d bytes of 2.log)", workers, r.order, len(r.content[filepath.Join(dir, "2.log")]))
+		}
+		r.wantProblem(t, filepath.Join(dir, "2.log"), "total read limit of 1.5 KiB")
+		if len(r.problems) != 1 {
+			t.Errorf("%d workers: problems = %v", workers, r.problems)
+		}
+	}
 }
 
 func TestBinaryAndUnsupportedFormats(t *testing.T) {
