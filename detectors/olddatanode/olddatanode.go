@@ -289,7 +289,7 @@ func (d *detector) pair(t31, t30 *catalogue.Signal) {
 	}
 	o.add(t31.Host, t31.Time, t31, t30)
 	o.dnVersion, o.scmVersion = t31.Version, t31.Version2
-	o.dnApparent, o.scmApparent = t30.Attrs["dnapparent"], t30.Attrs["scmapparent"]
+	o.dnApparent, o.scmApparent = t30.Apparent, t30.Apparent2
 	o.dirty = true
 }
 
@@ -303,7 +303,7 @@ func (d *detector) newer(s, t30 *catalogue.Signal) {
 	o.wording = wordingMaster
 	if t30 != nil {
 		o.wording = wordingZDU
-		o.dnApparent, o.scmApparent = t30.Attrs["dnapparent"], t30.Attrs["scmapparent"]
+		o.dnApparent, o.scmApparent = t30.Apparent, t30.Apparent2
 		o.add(s.Host, s.Time, s, t30)
 	} else {
 		o.add(s.Host, s.Time, s)

@@ -98,7 +98,7 @@ func t31(scm string, dn catalogue.Datanode, at time.Time, thread string) catalog
 func t30(scm, dnHost string, at time.Time, thread, dnVersion, scmVersion string) catalogue.Signal {
 	return catalogue.Signal{Kind: catalogue.InvalidDatanode, Time: at, Host: scm, Level: parsers.LevelError, Thread: thread,
 		Datanode: catalogue.Datanode{Host: dnHost}, Version: dnVersion, Version2: scmVersion,
-		Attrs: map[string]string{"dnapparent": dnVersion, "scmapparent": scmVersion}}
+		Apparent: dnVersion, Apparent2: scmVersion}
 }
 
 // pairs adds n heartbeats of the HDDS-17425 pair from start on the given SCMs.

@@ -181,6 +181,7 @@ type fileScan struct {
 	order     []*source // in the order opened
 	byService map[string]*source
 	gapsSent  int
+	signals   []catalogue.Signal // a record's, reused: they are pushed by value
 }
 
 func (r *Recognizer) newFileScan(f File, sc *log4j.Scanner, m Streams) *fileScan {
@@ -210,7 +211,8 @@ func (fs *fileScan) drain(now time.Time) {
 		rec := fs.sc.Record()
 		src := fs.source(rec.Service, now)
 		rec.Origin.File, rec.Host, rec.Component = fs.f.Path, src.host, src.component
-		for _, s := range fs.r.cat.Match(rec) {
+		fs.signals = fs.r.cat.AppendMatches(fs.signals[:0], rec)
+		for _, s := range fs.signals {
 			if s.Kind == catalogue.StartupMsg || s.Kind == catalogue.ShutdownMsg {
 				fs.r.learn(fs.m, src, &s)
 			}

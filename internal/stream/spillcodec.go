@@ -55,6 +55,8 @@ func appendItem(b []byte, it *item, zone, spill int) []byte {
 	b = appendString(b, s.Reason)
 	b = appendString(b, s.Version)
 	b = appendString(b, s.Version2)
+	b = appendString(b, s.Apparent)
+	b = appendString(b, s.Apparent2)
 	b = append(b, boolByte(s.NonEmpty), boolByte(s.Force))
 	if s.Attrs == nil {
 		b = append(b, 0)
@@ -141,6 +143,7 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, it *item) (s
 	s.Duration = time.Duration(d.varint())
 	s.Count, s.Index, s.Term, s.BCSID, s.MaxBCSID = d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
 	s.State, s.Reason, s.Version, s.Version2 = d.string(), d.string(), d.string(), d.string()
+	s.Apparent, s.Apparent2 = d.string(), d.string()
 	s.NonEmpty, s.Force = d.byte() == 1, d.byte() == 1
 	if n := d.uvarint(); n > 0 && d.err == nil {
 		s.Attrs = make(map[string]string, min(n-1, uint64(len(b))))

@@ -28,7 +28,28 @@ type Entry struct {
 	Pattern  *regexp.Regexp
 	// Post, if set, finishes the signal after the named groups were applied;
 	// returning false drops the match.
-	Post func(s *Signal, m map[string]string) bool
+	Post func(s *Signal, m Groups) bool
+}
+
+// maxGroups bounds an entry's groups (the whole match counts as one).
+const maxGroups = 16
+
+// Groups are the text of a match's named groups, held by value: a Post
+// reads them without a map made for every match.
+type Groups struct {
+	names []string
+	sub   [maxGroups]string
+}
+
+// Get returns the text of the named group ("" when absent or empty); of
+// groups of one name (alternatives), the one that matched.
+func (g *Groups) Get(name string) string {
+	for i, n := range g.names {
+		if n == name && g.sub[i] != "" {
+			return g.sub[i]
+		}
+	}
+	return ""
 }
 
 // Catalogue matches records against a set of entries.
@@ -70,6 +91,9 @@ func New(entries ...Entry) (*Catalogue, error) {
 				c.litEnt = append(c.litEnt, nil)
 			}
 			c.litEnt[li] = appendUnique(c.litEnt[li], ei)
+		}
+		if n := e.Pattern.NumSubexp() + 1; n > maxGroups {
+			return nil, fmt.Errorf("catalogue entry %s: %d groups, at most %d", e.Kind, n, maxGroups)
 		}
 		c.names = append(c.names, e.Pattern.SubexpNames())
 	}
@@ -118,7 +142,11 @@ func (c *Catalogue) Literals() []string { return c.literals }
 func (c *Catalogue) Candidate(line []byte) bool { return c.ac.any(line) }
 
 // Match returns the signals a record produces (usually none or one).
-func (c *Catalogue) Match(r *parsers.Record) []Signal {
+func (c *Catalogue) Match(r *parsers.Record) []Signal { return c.AppendMatches(nil, r) }
+
+// AppendMatches appends the signals a record produces to out: a caller
+// that hands them on by value reuses one slice for every record.
+func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 	first := r.Message
 	if i := strings.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
@@ -131,10 +159,9 @@ func (c *Catalogue) Match(r *parsers.Record) []Signal {
 		}
 	}
 	if len(cand) == 0 {
-		return nil
+		return out
 	}
 	logger := parsers.SimpleLogger(r.Logger)
-	var out []Signal
 	for _, ei := range cand {
 		e := &c.entries[ei]
 		if r.Logger != "" && len(e.Loggers) > 0 && !slices.Contains(e.Loggers, logger) {
@@ -144,7 +171,7 @@ func (c *Catalogue) Match(r *parsers.Record) []Signal {
 		if idx == nil {
 			continue
 		}
-		var subBuf [16]string // the groups' text, on the stack
+		var subBuf [maxGroups]string // the groups' text, on the stack
 		sub := subBuf[:0]
 		for i := 0; i+1 < len(idx); i += 2 {
 			if idx[i] < 0 {
@@ -171,15 +198,11 @@ func (c *Catalogue) Match(r *parsers.Record) []Signal {
 	return out
 }
 
-// groups maps a match's non-empty named groups to their text.
-func groups(names, sub []string) map[string]string {
-	m := make(map[string]string, len(sub))
-	for i, name := range names {
-		if name != "" && sub[i] != "" {
-			m[name] = sub[i]
-		}
-	}
-	return m
+// groups holds a match's group text, by name.
+func groups(names, sub []string) Groups {
+	g := Groups{names: names}
+	copy(g.sub[:], sub)
+	return g
 }
 
 // setField applies one named group. Group names:
@@ -195,7 +218,7 @@ func groups(names, sub []string) map[string]string {
 //	ratisdur  Ratis TimeDuration ("52.114s", "52s", "300ms")
 //	ms, ns    durations in milliseconds / nanoseconds
 //	count index term bcsid maxbcsid   integers
-//	state reason version version2     strings
+//	state reason version version2 apparent apparent2   strings
 //	nonempty  "non-empty" or "empty"   force  "force" or ""
 //
 // Any other name lands in Attrs.
@@ -259,6 +282,10 @@ func setField(s *Signal, name, v string) {
 		s.Version = v
 	case "version2":
 		s.Version2 = v
+	case "apparent":
+		s.Apparent = v
+	case "apparent2":
+		s.Apparent2 = v
 	case "nonempty":
 		s.NonEmpty = v == "non-empty"
 	case "force":
@@ -271,11 +298,7 @@ func setField(s *Signal, name, v string) {
 	}
 }
 
-var (
-	dnShortRe = regexp.MustCompile(`^([0-9a-fA-F-]{36})\(([^/()]*)/([^()]*)\)`)
-	dnLongRe  = regexp.MustCompile(`^([0-9a-fA-F-]{36})\{ip: ([^,]*), host: ([^,]*)`)
-	uuidRe    = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
-)
+var uuidRe = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 
 // ParseDatanode reads DatanodeDetails as Ozone prints it: "<uuid>(<host>/<ip>)"
 // (toString since ozone-1.4.0, HDDS-7753), "<uuid>{ip: <ip>, host: <host>, ...}"
@@ -283,16 +306,43 @@ var (
 // since 1.4.0), or a bare UUID.
 func ParseDatanode(v string) Datanode {
 	v = strings.TrimSpace(v)
-	if m := dnShortRe.FindStringSubmatch(v); m != nil {
-		return Datanode{UUID: strings.ToLower(m[1]), Host: m[2], IP: m[3]}
-	}
-	if m := dnLongRe.FindStringSubmatch(v); m != nil {
-		return Datanode{UUID: strings.ToLower(m[1]), IP: m[2], Host: m[3]}
+	if len(v) > 36 && isUUIDChars(v[:36]) {
+		// Parsed by hand, without the allocations of a regular expression's
+		// submatches: <uuid>(<host>/<ip>) and <uuid>{ip: <ip>, host: <host>, ...}.
+		id, rest := strings.ToLower(v[:36]), v[36:]
+		if inner, ok := strings.CutPrefix(rest, "("); ok {
+			if i := strings.IndexAny(inner, "/()"); i >= 0 && inner[i] == '/' {
+				host, addr := inner[:i], inner[i+1:]
+				if j := strings.IndexAny(addr, "()"); j >= 0 && addr[j] == ')' {
+					return Datanode{UUID: id, Host: host, IP: addr[:j]}
+				}
+			}
+		}
+		if inner, ok := strings.CutPrefix(rest, "{ip: "); ok {
+			if i := strings.IndexByte(inner, ','); i >= 0 {
+				if host, ok := strings.CutPrefix(inner[i:], ", host: "); ok {
+					if j := strings.IndexByte(host, ','); j >= 0 {
+						host = host[:j]
+					}
+					return Datanode{UUID: id, IP: inner[:i], Host: host}
+				}
+			}
+		}
 	}
 	if u := uuidRe.FindString(v); u != "" {
 		return Datanode{UUID: strings.ToLower(u)}
 	}
 	return Datanode{Host: v}
+}
+
+// isUUIDChars tells whether s has only hexadecimal digits and dashes.
+func isUUIDChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // ParsePipelineID accepts "Pipeline-<uuid>" (2.1+), "PipelineID=<uuid>" (≤2.0),

@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +118,70 @@ func TestAhoCorasickAgreesWithStringsContains(t *testing.T) {
 			t.Fatalf("%q: any() = %v, want %v", b, got, want)
 		}
 	}
+}
+
+// The regular expressions ParseDatanode's two DatanodeDetails forms were
+// read with before it parsed them by hand: the reference it must agree with.
+var (
+	refShortRe = regexp.MustCompile(`^([0-9a-fA-F-]{36})\(([^/()]*)/([^()]*)\)`)
+	refLongRe  = regexp.MustCompile(`^([0-9a-fA-F-]{36})\{ip: ([^,]*), host: ([^,]*)`)
+)
+
+func refParseDatanode(v string) Datanode {
+	v = strings.TrimSpace(v)
+	if m := refShortRe.FindStringSubmatch(v); m != nil {
+		return Datanode{UUID: strings.ToLower(m[1]), Host: m[2], IP: m[3]}
+	}
+	if m := refLongRe.FindStringSubmatch(v); m != nil {
+		return Datanode{UUID: strings.ToLower(m[1]), IP: m[2], Host: m[3]}
+	}
+	if u := uuidRe.FindString(v); u != "" {
+		return Datanode{UUID: strings.ToLower(u)}
+	}
+	return Datanode{Host: v}
+}
+
+const testUUID = "3B1F8A0E-6c1d-4d2f-9f5e-0a1b2c3d4e5f"
+
+var datanodeSeeds = []string{
+	testUUID + "(dn1.example.com/10.0.0.11)",
+	"  " + testUUID + "(dn1.example.com/10.0.0.11) trailing",
+	testUUID + "{ip: 10.0.0.11, host: dn1.example.com, ports: []}",
+	testUUID + "{ip: 10.0.0.11, host: dn1.example.com}",
+	testUUID + "{ip: 10.0.0.11, host: dn1, networkLocation: /default-rack, certSerialId: null}",
+	testUUID + "(dn1/10.0.0.11/x)",  // an address with a slash
+	testUUID + "(dn1(x)/10.0.0.11)", // a parenthesis in the host: not the short form
+	testUUID + "(dn1/10.0.0.11(x))", // nor in the address
+	testUUID + "(dn1.example.com)",  // no address
+	testUUID + "(dn1/10.0.0.11",     // unclosed
+	testUUID + "{ip: 10.0.0.11 host: dn1}",
+	testUUID + "{ip: , host: }",
+	testUUID + "()",
+	testUUID,
+	"------------------------------------(a/b)", // dashes only: the form, not a UUID
+	"zz" + testUUID + "(dn1/10.0.0.11)",         // UUID not at the start
+	"dn1.example.com",
+	"",
+	"3b1f8a0e-6c1d-4d2f-9f5e-0a1b2c3d4e5(dn1/10.0.0.11)", // 35 characters, then '('
+}
+
+// TestParseDatanodeAgreesWithTheRegularExpressions: the hand parser reads
+// every form (and every near miss) as the regular expressions did.
+func TestParseDatanodeAgreesWithTheRegularExpressions(t *testing.T) {
+	for _, v := range datanodeSeeds {
+		if got, want := ParseDatanode(v), refParseDatanode(v); got != want {
+			t.Errorf("ParseDatanode(%q) = %+v, the regular expressions give %+v", v, got, want)
+		}
+	}
+}
+
+func FuzzParseDatanode(f *testing.F) {
+	for _, v := range datanodeSeeds {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if got, want := ParseDatanode(v), refParseDatanode(v); got != want {
+			t.Errorf("ParseDatanode(%q) = %+v, the regular expressions give %+v", v, got, want)
+		}
+	})
 }

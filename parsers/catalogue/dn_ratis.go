@@ -188,8 +188,8 @@ func dnRatisEntries() []Entry {
 				`pipelineID: (?P<pipeline>[^,\]]+), force: (?P<forced>true|false)\] ` +
 				`for container ContainerInfo\{id=#\d+, state=(?P<state>[A-Z_]+)[^}]*\} ` +
 				`to (?P<dn>[0-9a-fA-F-]{36}(?:\([^)]*\)|\{[^}]*\})?)`),
-			Post: func(s *Signal, m map[string]string) bool {
-				s.Force = m["forced"] == "true"
+			Post: func(s *Signal, m Groups) bool {
+				s.Force = m.Get("forced") == "true"
 				delete(s.Attrs, "forced")
 				return true
 			},
@@ -199,15 +199,15 @@ func dnRatisEntries() []Entry {
 
 // closeFailureCause turns the cause groups of a C1 record into Reason, Peer,
 // Group and State.
-func closeFailureCause(s *Signal, m map[string]string) bool {
+func closeFailureCause(s *Signal, m Groups) bool {
 	switch {
-	case m["snrmember"] != "":
+	case m.Get("snrmember") != "":
 		s.Reason = "ServerNotReadyException"
-		setField(s, "member", m["snrmember"])
-	case m["gmgroup"] != "":
+		setField(s, "member", m.Get("snrmember"))
+	case m.Get("gmgroup") != "":
 		s.Reason = "GroupMismatchException"
-		s.Peer, s.Group = m["gmpeer"], m["gmgroup"]
-	case m["rejected"] != "":
+		s.Peer, s.Group = m.Get("gmpeer"), m.Get("gmgroup")
+	case m.Get("rejected") != "":
 		s.Reason = "RejectedExecutionException"
 	}
 	for _, k := range []string{"snrmember", "gmpeer", "gmgroup", "rejected"} {

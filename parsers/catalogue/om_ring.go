@@ -114,8 +114,8 @@ func omRingEntries() []Entry {
 			Literals: []string{"Failed to Bootstrap OM. Error Code: "},
 			Pattern: regexp.MustCompile(`Failed to Bootstrap OM\. Error Code: (?P<code>[A-Z_]+), ` +
 				`Error Message: (?P<reason>[^\r\n]*)`),
-			Post: func(s *Signal, m map[string]string) bool {
-				if sub := omRingNodeRe.FindStringSubmatch(m["reason"]); sub != nil {
+			Post: func(s *Signal, m Groups) bool {
+				if sub := omRingNodeRe.FindStringSubmatch(m.Get("reason")); sub != nil {
 					s.OMNode = strings.TrimSuffix(sub[1], ".")
 				}
 				return true
@@ -157,9 +157,9 @@ func omRingEntries() []Entry {
 			Literals: []string{"Stopping Ozone Manager"},
 			Pattern: regexp.MustCompile(`^(?:(?P<om>[^\s\[\]]+)\[(?P<omaddr>[^\]]*?)(?::\d+)?\]: )?` +
 				`Stopping Ozone Manager[ \t]*(?:\r?\n|\z)`),
-			Post: func(s *Signal, m map[string]string) bool {
-				if s.Host == "" && m["omaddr"] != "" && !isIPAddress(m["omaddr"]) {
-					s.Attrs = setAttr(s.Attrs, "omhost", m["omaddr"])
+			Post: func(s *Signal, m Groups) bool {
+				if s.Host == "" && m.Get("omaddr") != "" && !isIPAddress(m.Get("omaddr")) {
+					s.Attrs = setAttr(s.Attrs, "omhost", m.Get("omaddr"))
 					return true
 				}
 				return selfHost(s, m)
@@ -190,9 +190,9 @@ func omRingEntries() []Entry {
 			Pattern: regexp.MustCompile(`^(?P<leader>\S+): Submitting SetConfiguration request to Ratis server to add ` +
 				`new OM peer (?P<om>[^\s|]+)\|(?:rpc:)?(?P<omaddr>[^\s|]*)\S* to the Ratis group ` + omGroupRe +
 				`(?::(?P<peers>\[[^\]]*\]))?`),
-			Post: func(s *Signal, m map[string]string) bool {
+			Post: func(s *Signal, m Groups) bool {
 				s.Attrs = setAttr(s.Attrs, "op", "add")
-				if h := AddressHost(m["omaddr"]); h != "" {
+				if h := AddressHost(m.Get("omaddr")); h != "" {
 					s.Attrs["omhost"] = h
 				}
 				return true
@@ -207,7 +207,7 @@ func omRingEntries() []Entry {
 			Literals: []string{"Submitting SetConfiguration request to Ratis server to remove OM peer "},
 			Pattern: regexp.MustCompile(`^(?P<leader>\S+): Submitting SetConfiguration request to Ratis server to remove ` +
 				`OM peer (?P<om>\S+) from Ratis group ` + omGroupRe + `(?::(?P<peers>\[[^\]]*\]))?`),
-			Post: func(s *Signal, m map[string]string) bool {
+			Post: func(s *Signal, m Groups) bool {
 				s.Attrs = setAttr(s.Attrs, "op", "remove")
 				return true
 			},
@@ -225,9 +225,9 @@ func omRingEntries() []Entry {
 			Literals: []string{"Ratis SetConfiguration reply: "},
 			Pattern: regexp.MustCompile(`^Failed to (?P<op>add|remove) OM (?P<om>\S+) (?:in|to|from) Ratis group ` +
 				omGroupRe + `\. Ratis SetConfiguration reply: (?P<reply>[^\r\n]*)`),
-			Post: func(s *Signal, m map[string]string) bool {
+			Post: func(s *Signal, m Groups) bool {
 				delete(s.Attrs, "reply")
-				if sub := omExceptionRe.FindStringSubmatch(m["reply"]); sub != nil {
+				if sub := omExceptionRe.FindStringSubmatch(m.Get("reply")); sub != nil {
 					s.Reason = sub[1]
 				}
 				return true
@@ -246,12 +246,12 @@ func omRingEntries() []Entry {
 			Literals: []string{" in Ratis group ", "Added OM ", "Removed OM "},
 			Pattern: regexp.MustCompile(`^(?:(?P<op>add|remove) OM (?P<om>\S+) in|Added OM (?P<om>\S+) to` +
 				`|(?P<removed>Removed) OM (?P<om>\S+) from) Ratis group ` + omGroupRe + `\.\s*$`),
-			Post: func(s *Signal, m map[string]string) bool {
+			Post: func(s *Signal, m Groups) bool {
 				switch {
-				case m["removed"] != "":
+				case m.Get("removed") != "":
 					delete(s.Attrs, "removed")
 					s.Attrs = setAttr(s.Attrs, "op", "remove")
-				case m["op"] == "":
+				case m.Get("op") == "":
 					s.Attrs = setAttr(s.Attrs, "op", "add")
 				}
 				return true
@@ -282,8 +282,8 @@ func omRingEntries() []Entry {
 			Literals: []string{"notifyConfigurationChanged from Ratis: "},
 			Pattern: regexp.MustCompile(`^notifyConfigurationChanged from Ratis: term=(?P<term>\d+), index=(?P<index>-?\d+), ` +
 				`New Peer list: (?P<peers>[^\r\n]*?)(?:,? New Listener list(?:: (?P<listeners>[^\r\n]*))?)?[ \t]*(?:\r?\n|\z)`),
-			Post: func(s *Signal, m map[string]string) bool {
-				s.Attrs = setAttr(s.Attrs, "peerlist", m["peers"])
+			Post: func(s *Signal, m Groups) bool {
+				s.Attrs = setAttr(s.Attrs, "peerlist", m.Get("peers"))
 				return true
 			},
 		},
@@ -303,12 +303,12 @@ func omRingEntries() []Entry {
 			Pattern: regexp.MustCompile(`^` + omMemberRe + `: set configuration ` +
 				`(?:conf: \{index: (?P<index>-?\d+), cur=(?P<peers>` + omPeerConfRe + `), old=(?P<oldpeers>null|` + omPeerConfRe + `)\}` +
 				`|(?P<index>-?\d+): (?P<peers>` + omPeerConfRe + `), old=(?P<oldpeers>null|` + omPeerConfRe + `))`),
-			Post: func(s *Signal, m map[string]string) bool {
+			Post: func(s *Signal, m Groups) bool {
 				if !notDatanodeOrSCM(s, m) {
 					return false
 				}
-				s.Attrs = setAttr(s.Attrs, "peerlist", m["peers"])
-				if m["oldpeers"] != "null" {
+				s.Attrs = setAttr(s.Attrs, "peerlist", m.Get("peers"))
+				if m.Get("oldpeers") != "null" {
 					s.Attrs["transitional"] = "true"
 				}
 				return true
@@ -332,7 +332,7 @@ func omRingEntries() []Entry {
 
 // selfHost records the logging host as the host of the OM node the line
 // names: the OM logs it about itself.
-func selfHost(s *Signal, _ map[string]string) bool {
+func selfHost(s *Signal, _ Groups) bool {
 	if s.OMNode != "" && s.Host != "" {
 		s.Attrs = setAttr(s.Attrs, "omhost", s.Host)
 	}
@@ -341,7 +341,7 @@ func selfHost(s *Signal, _ map[string]string) bool {
 
 // notDatanodeOrSCM drops Ratis lines logged by datanodes and SCMs: the OM
 // ring entries are about OM Ratis groups only.
-func notDatanodeOrSCM(s *Signal, _ map[string]string) bool {
+func notDatanodeOrSCM(s *Signal, _ Groups) bool {
 	return s.Component != parsers.ComponentDatanode && s.Component != parsers.ComponentSCM
 }
 

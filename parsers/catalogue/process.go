@@ -90,9 +90,9 @@ func processEntries() []Entry {
 // startupFields reads host, version, args and conf from the banner lines
 // "STARTUP_MSG:   <name> = <value>" in whatever order the release printed
 // them, and drops the raw banner.
-func startupFields(s *Signal, m map[string]string) bool {
+func startupFields(s *Signal, m Groups) bool {
 	delete(s.Attrs, "banner")
-	for line := range strings.Lines(m["banner"]) {
+	for line := range strings.Lines(m.Get("banner")) {
 		rest, ok := strings.CutPrefix(line, "STARTUP_MSG:")
 		if !ok {
 			continue

@@ -109,8 +109,8 @@ func scmContainerEntries() []Entry {
 				`containerID: (?P<container>\d+), replicaIndex: (?P<index>\d+), force: (?P<forced>true|false)\]` +
 				` for container (?:ContainerInfo\{id=#\d+, state=(?P<state>[A-Z_]+)[^}\n]*\}|#\d+)` +
 				` to (?P<dn>[0-9a-fA-F-]{36}(?:\([^()\s]*\))?)`),
-			Post: func(s *Signal, m map[string]string) bool {
-				s.Force = m["forced"] == "true"
+			Post: func(s *Signal, m Groups) bool {
+				s.Force = m.Get("forced") == "true"
 				delete(s.Attrs, "forced")
 				return true
 			},
@@ -163,7 +163,7 @@ func scmContainerEntries() []Entry {
 			Literals: []string{"| Container force deleted"},
 			Pattern: regexp.MustCompile(`ID=(?P<container>\d+) \| Index=(?P<index>\d+) \| BCSID=(?P<bcsid>-?\d+)` +
 				` \| State=(?P<state>[A-Z_]+)(?: \| [A-Za-z]+=[^|\n]*)* \| Container force deleted`),
-			Post: func(s *Signal, _ map[string]string) bool {
+			Post: func(s *Signal, _ Groups) bool {
 				s.Force = true
 				return true
 			},

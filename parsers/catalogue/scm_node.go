@@ -89,8 +89,8 @@ func scmNodeEntries() []Entry {
 			Literals: []string{"Total time spend processing datanode HB's"},
 			Pattern: regexp.MustCompile(`Time Spend on HB processing: (?P<seconds>\d+) seconds ` +
 				`Datanode heartbeat Interval: (?P<interval_ms>\d+) seconds\.`),
-			Post: func(s *Signal, m map[string]string) bool {
-				n, err := strconv.ParseInt(m["seconds"], 10, 64)
+			Post: func(s *Signal, m Groups) bool {
+				n, err := strconv.ParseInt(m.Get("seconds"), 10, 64)
 				s.Duration = time.Duration(n) * time.Second
 				return err == nil
 			},

@@ -14,7 +14,8 @@ const (
 	// InvalidDatanode: T30, "Invalid datanode in the cluster" (ZDU), logged
 	// after T31/T32/T32b on heartbeats. Datanode.Host, Version = the
 	// datanode's software version, Version2 = SCM's software version;
-	// Attrs dnapparent and scmapparent = the apparent versions.
+	// Apparent and Apparent2 = the datanode's and SCM's apparent versions
+	// (typed fields, not Attrs: a sick cluster logs it on every heartbeat).
 	InvalidDatanode Kind = "invalid_datanode"
 	// NewerDatanodeThanSCM: T32, a datanode whose software is newer than
 	// SCM's (wrong upgrade order, ZDU). Datanode, Version = the datanode's
@@ -77,8 +78,8 @@ func scmUpgradeEntries() []Entry {
 			Loggers:  []string{"SCMNodeManager"},
 			Literals: []string{"Invalid datanode in the cluster : "},
 			Pattern: regexp.MustCompile(`Invalid datanode in the cluster : (?P<dnhost>\S+?)\. ` +
-				`Datanode software version = (?P<version>.+?), Datanode apparent version = (?P<dnapparent>.+?), ` +
-				`SCM software version = (?P<version2>.+?) SCM apparent version = (?P<scmapparent>[^\n]*[^\s])`),
+				`Datanode software version = (?P<version>.+?), Datanode apparent version = (?P<apparent>.+?), ` +
+				`SCM software version = (?P<version2>.+?) SCM apparent version = (?P<apparent2>[^\n]*[^\s])`),
 		},
 		{
 			// T32 [ZDU] node/SCMNodeManager.java:2060 (§2.2).
@@ -154,7 +155,7 @@ func scmUpgradeEntries() []Entry {
 			Loggers:  []string{"SCMClientProtocolServer"},
 			Literals: []string{"Forcing upgrade finalization by skipping"},
 			Pattern:  regexp.MustCompile(`Forcing upgrade finalization by skipping SCM peer and datanode software version checks`),
-			Post: func(s *Signal, _ map[string]string) bool {
+			Post: func(s *Signal, _ Groups) bool {
 				s.Reason = "forced"
 				return true
 			},
@@ -193,7 +194,7 @@ func scmUpgradeEntries() []Entry {
 			Literals: []string{"Rejecting finalize command: not all "},
 			Pattern: regexp.MustCompile(`Rejecting finalize command: not all (?P<count>\d+) healthy datanodes are running ` +
 				`SCM's software version (?P<version>.+?)\.$`),
-			Post: func(s *Signal, _ map[string]string) bool {
+			Post: func(s *Signal, _ Groups) bool {
 				s.Reason = "datanodes"
 				return true
 			},
@@ -206,7 +207,7 @@ func scmUpgradeEntries() []Entry {
 			Literals: []string{"but leader is running version "},
 			Pattern: regexp.MustCompile(`SCM peer (?P<peer>\S+) is running software version (?P<version>.+?) ` +
 				`but leader is running version (?P<version2>.+?)\. Rejecting finalize command\.`),
-			Post: func(s *Signal, _ map[string]string) bool {
+			Post: func(s *Signal, _ Groups) bool {
 				s.Reason = "scm-peer"
 				return true
 			},

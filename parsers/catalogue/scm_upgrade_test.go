@@ -30,12 +30,13 @@ func TestSCMUpgradeEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	type want struct {
-		kind              Kind
-		dn                Datanode
-		version, version2 string
-		reason, state     string
-		count             int64
-		attrs             map[string]string
+		kind                Kind
+		dn                  Datanode
+		version, version2   string
+		apparent, apparent2 string
+		reason, state       string
+		count               int64
+		attrs               map[string]string
 	}
 	cases := []struct {
 		name, logger, msg string
@@ -53,14 +54,14 @@ func TestSCMUpgradeEntries(t *testing.T) {
 			"T30", nodeManagerLogger,
 			"Invalid datanode in the cluster : dn3.example.com. Datanode software version = STORAGE_SPACE_DISTRIBUTION (10), Datanode apparent version = STORAGE_SPACE_DISTRIBUTION (10), SCM software version = ZDU (100) SCM apparent version = ZDU (100)",
 			want{kind: InvalidDatanode, dn: Datanode{Host: "dn3.example.com"}, version: "STORAGE_SPACE_DISTRIBUTION (10)", version2: "ZDU (100)",
-				attrs: map[string]string{"dnapparent": "STORAGE_SPACE_DISTRIBUTION (10)", "scmapparent": "ZDU (100)"}},
+				apparent: "STORAGE_SPACE_DISTRIBUTION (10)", apparent2: "ZDU (100)"},
 		},
 		{
 			// T30 with an unknown deserialised version (§0.1) and a %c{2} logger (L2).
 			"T30-unknown-version", "node.SCMNodeManager",
 			"Invalid datanode in the cluster : dn3. Datanode software version = UNKNOWN_VERSION (-1), Datanode apparent version = UNKNOWN_VERSION (-1), SCM software version = ZDU (100) SCM apparent version = ZDU (100)",
 			want{kind: InvalidDatanode, dn: Datanode{Host: "dn3"}, version: "UNKNOWN_VERSION (-1)", version2: "ZDU (100)",
-				attrs: map[string]string{"dnapparent": "UNKNOWN_VERSION (-1)", "scmapparent": "ZDU (100)"}},
+				apparent: "UNKNOWN_VERSION (-1)", apparent2: "ZDU (100)"},
 		},
 		{
 			// T32 SCMNodeManager.java:2060 [ZDU]
@@ -182,9 +183,10 @@ func TestSCMUpgradeEntries(t *testing.T) {
 			}
 			s, w := sigs[0], tc.want
 			if s.Kind != w.kind || s.Datanode != w.dn || s.Version != w.version || s.Version2 != w.version2 ||
+				s.Apparent != w.apparent || s.Apparent2 != w.apparent2 ||
 				s.Reason != w.reason || s.State != w.state || s.Count != w.count {
-				t.Errorf("got kind=%s dn=%+v version=%q version2=%q reason=%q state=%q count=%d",
-					s.Kind, s.Datanode, s.Version, s.Version2, s.Reason, s.State, s.Count)
+				t.Errorf("got kind=%s dn=%+v version=%q version2=%q apparent=%q apparent2=%q reason=%q state=%q count=%d",
+					s.Kind, s.Datanode, s.Version, s.Version2, s.Apparent, s.Apparent2, s.Reason, s.State, s.Count)
 			}
 			for k, v := range w.attrs {
 				if s.Attrs[k] != v {

@@ -57,6 +57,8 @@ type Signal struct {
 	Reason    string
 	Version   string // the subject's (software) version
 	Version2  string // the other side's version (e.g. SCM's, or apparent version)
+	Apparent  string // the subject's apparent version, where a message names both
+	Apparent2 string // the other side's apparent version, likewise
 	NonEmpty  bool
 	Force     bool
 	Attrs     map[string]string // rare extras, named by the entry
