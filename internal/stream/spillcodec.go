@@ -115,7 +115,7 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, it *item) (s
 	if _, err := io.ReadFull(r, b); err != nil {
 		return 0, err
 	}
-	d := decoder{b: b}
+	d := decoder{b: b, text: string(b)}
 	s := &it.sig
 	s.Kind = catalogue.Kind(d.string())
 	sec, nsec, zone := d.varint(), d.uvarint(), d.uvarint()
@@ -166,10 +166,12 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, it *item) (s
 	return spill, nil
 }
 
-// decoder reads a record's fields; the first error sticks.
+// decoder reads a record's fields; the first error sticks. Its strings
+// share text, the record's one copy.
 type decoder struct {
-	b   []byte
-	err error
+	b    []byte // what is left to read
+	text string // the whole record
+	err  error
 }
 
 var errShort = errors.New("record cut short")
@@ -220,9 +222,9 @@ func (d *decoder) string() string {
 		d.fail()
 		return ""
 	}
-	s := string(d.b[:n])
+	at := len(d.text) - len(d.b)
 	d.b = d.b[n:]
-	return s
+	return d.text[at : at+int(n)]
 }
 
 func (d *decoder) strings() []string {
