@@ -115,11 +115,12 @@ type division struct {
 	closesBase                               float64 // csmFails when the division opened
 	closeMetric                              bool    // a csmFails sample shows its closeServer()
 
-	emitted  bool // reported as stuck (firing, later maybe resolved)
-	pending  bool // reported pending: suspected, not confirmed yet
-	dirty    bool
-	severity detectors.Severity
-	ev       detectors.EvidenceLog
+	emitted   bool      // reported as stuck (firing, later maybe resolved)
+	emittedAt time.Time // when last reported
+	pending   bool      // reported pending: suspected, not confirmed yet
+	dirty     bool      // evidence since then
+	severity  detectors.Severity
+	ev        detectors.EvidenceLog
 }
 
 // repeats follows the close failures of one container of a division.
@@ -302,6 +303,11 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 // check emits divisions that became certain, escalates those stuck past
 // stuck-after, refreshes those with new evidence and drops unreported ones
 // whose close failures stopped.
+// refreshEvery spaces the updates of a stuck division's finding with new
+// evidence: the failures it follows come every few seconds, and the input's
+// end reports every division as it then stands.
+const refreshEvery = time.Minute
+
 func (d *detector) check(now time.Time, emit detectors.Emit) {
 	d.drain(emit)
 	if d.divisions.Len() == 0 {
@@ -314,7 +320,7 @@ func (d *detector) check(now time.Time, emit detectors.Emit) {
 		case d.dropStale(v, now):
 		case v.emitted && v.severity < detectors.Critical && now.Sub(v.start) >= d.stuckAfter:
 			d.emit(v, now, detectors.Firing, "", emit)
-		case v.emitted && v.dirty:
+		case v.emitted && v.dirty && now.Sub(v.emittedAt) >= refreshEvery:
 			d.emit(v, now, detectors.Firing, "", emit)
 		case !v.emitted && !v.pending:
 			d.pend(v, now, emit)
@@ -737,7 +743,7 @@ func (v *division) addEvidence(e detectors.Evidence) { v.ev.Add(e) }
 
 // emit reports the division's finding as of now.
 func (d *detector) emit(v *division, now time.Time, state detectors.State, resolvedBy string, emit detectors.Emit) {
-	v.emitted, v.dirty = true, false
+	v.emitted, v.emittedAt, v.dirty = true, now, false
 	if now.Sub(v.start) >= d.stuckAfter {
 		v.severity = detectors.Critical
 	} else if v.severity < detectors.Warning {

@@ -758,3 +758,43 @@ func TestLookAlikeOnUnaffectedRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdatesAreSpaced: a stuck division failing every two seconds updates
+// its finding at most once a minute, and the end reports every failure.
+func TestUpdatesAreSpaced(t *testing.T) {
+	sigs := stuckLeader(10 * time.Minute)
+	last := t0.Add(11 * time.Minute)
+	for i := 0; i < 90; i++ {
+		last = t0.Add(11*time.Minute + time.Duration(i)*2*time.Second)
+		sigs = append(sigs, failed(last, 12, "GroupMismatchException", ""))
+	}
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	eng, err := detectors.NewEngine([]detectors.Registration{Registration}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updates []time.Time
+	flushed := false // the end's report is not an update
+	eng.Subscribe(func(tr detectors.Transition) {
+		if tr.Update() && tr.At.After(t0.Add(11*time.Minute)) && !flushed {
+			updates = append(updates, tr.At)
+		}
+	})
+	for i := range sigs {
+		env.Identity.Learn(&sigs[i])
+		eng.Observe(&sigs[i])
+	}
+	flushed = true
+	f := only(t, detectortest.Reported(eng.Flush(last)))
+	if len(updates) < 2 || len(updates) > 4 {
+		t.Errorf("%d updates in three minutes of failures every 2s, want one a minute: %v", len(updates), updates)
+	}
+	for i := 1; i < len(updates); i++ {
+		if updates[i].Sub(updates[i-1]) < time.Minute {
+			t.Errorf("updates %v and %v less than a minute apart", updates[i-1], updates[i])
+		}
+	}
+	if f.Facts["failed_close_attempts"] != "93" {
+		t.Errorf("the end reports %s failed attempts, want all 93", f.Facts["failed_close_attempts"])
+	}
+}
