@@ -219,8 +219,13 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 	}
 	limit, bounded := m.watermark(now)
 	for len(m.queue) > 0 && (!bounded || !m.queue[0].at.After(limit)) {
-		it := m.queue.pop()
-		m.taken(&it)
+		it := m.queue[0]
+		if next, ok := m.taken(&it); ok {
+			m.queue[0] = next // a run's next signal takes its head's place
+			m.queue.down(0)
+		} else {
+			m.queue.pop()
+		}
 		m.emit(it, emit)
 		if m.refreshOffsets() && bounded {
 			limit, _ = m.watermark(now)
@@ -404,41 +409,50 @@ func (q *queue) push(it item) {
 func (q *queue) pop() item {
 	old := *q
 	n := len(old) - 1
-	old[0], old[n] = old[n], old[0]
-	it := old[n]
+	it := old[0]
+	old[0] = old[n]
 	old[n] = item{} // let go of its text
 	*q = old[:n]
 	q.down(0)
 	return it
 }
 
+// up and down move an item through a hole, one copy per level (items are
+// large: a swap would copy three).
 func (q queue) up(j int) {
+	x := q[j]
 	for j > 0 {
 		i := (j - 1) / 2
-		if !q.less(j, i) {
+		if compareItems(&x, &q[i]) >= 0 {
 			break
 		}
-		q[i], q[j] = q[j], q[i]
+		q[j] = q[i]
 		j = i
 	}
+	q[j] = x
 }
 
 func (q queue) down(i int) {
 	n := len(q)
+	if i >= n {
+		return
+	}
+	x := q[i]
 	for {
 		j := 2*i + 1
 		if j >= n {
-			return
+			break
 		}
 		if r := j + 1; r < n && q.less(r, j) {
 			j = r
 		}
-		if !q.less(j, i) {
-			return
+		if compareItems(&q[j], &x) >= 0 {
+			break
 		}
-		q[i], q[j] = q[j], q[i]
+		q[i] = q[j]
 		i = j
 	}
+	q[i] = x
 }
 
 // compareItems orders items by event time, stream and arrival.
@@ -450,12 +464,4 @@ func compareItems(a, b *item) int {
 		return cmp.Compare(a.stream, b.stream)
 	}
 	return cmp.Compare(a.seq, b.seq)
-}
-func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)   { *q = append(*q, x.(item)) }
-func (q *queue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
 }

@@ -162,7 +162,9 @@ func (m *Merger) spillQueue() error {
 	m.reorder()
 	sp.queued = 0
 	for r := first; r < len(sp.runs); r++ {
-		m.refill(int32(r + 1))
+		if it, ok := m.next(int32(r + 1)); ok {
+			m.enqueue(it)
+		}
 	}
 	return nil
 }
@@ -201,13 +203,13 @@ func (sp *spiller) zone(loc *time.Location) int {
 	return len(sp.zones) - 1
 }
 
-// refill queues the next signal of run r (1-based), if any. What cannot
-// be read back is lost, and said in the stats.
-func (m *Merger) refill(r int32) {
+// next reads the next signal of run r (1-based), if any. What cannot be
+// read back is lost, and said in the stats.
+func (m *Merger) next(r int32) (item, bool) {
 	sp := m.spill
 	rn := sp.runs[r-1]
 	if rn.left == 0 {
-		return
+		return item{}, false
 	}
 	it := item{run: r}
 	spill, err := readItem(rn.r, &sp.buf, sp.zones, &it)
@@ -215,7 +217,7 @@ func (m *Merger) refill(r int32) {
 		sp.stats.Lost = joinError(sp.stats.Lost, fmt.Sprintf("spill: reading run %d back: %v: %d signals lost", r, err, rn.left))
 		sp.left -= rn.left
 		rn.left, rn.r = 0, nil
-		return
+		return item{}, false
 	}
 	rn.left--
 	sp.left--
@@ -232,21 +234,21 @@ func (m *Merger) refill(r int32) {
 		}
 	}
 	it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
-	m.enqueue(it)
+	return it, true
 }
 
 // taken accounts for an item leaving the queue: a run's head brings the
-// next one.
-func (m *Merger) taken(it *item) {
+// next signal of its run, to be queued in its place.
+func (m *Merger) taken(it *item) (item, bool) {
 	sp := m.spill
 	if sp == nil {
-		return
+		return item{}, false
 	}
 	if it.run == 0 {
 		sp.queued -= Cost(&it.sig)
-		return
+		return item{}, false
 	}
-	m.refill(it.run)
+	return m.next(it.run)
 }
 
 func joinError(a, b string) string {
