@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/internal/stream"
@@ -16,8 +17,9 @@ import (
 // in the same order: a file on disk whose turn has not come records what
 // its Recognizer does to the streams, and replays it in turn; once its turn
 // has come (the files before it are done), it goes straight into the
-// pipeline. A file on disk whose record outgrows its budget waits for its
-// turn, so that memory stays bounded whatever the file's size.
+// pipeline. The records of all files share a budget (half the spill
+// budget): a file whose record would outgrow it waits for its turn, so
+// that memory stays bounded whatever the files' sizes.
 
 // walkParallel reads the inputs with workers at once into the pipeline.
 func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Problem, error) {
@@ -25,9 +27,9 @@ func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Prob
 	for range workers {
 		recognizers <- stream.NewRecognizer(p.cat, p.opt.GapThreshold)
 	}
-	budget := int64(0) // unbounded
+	budget := &recordBudget{} // unbounded
 	if p.opt.SpillBudget > 0 {
-		budget = max(p.opt.SpillBudget/int64(4*workers), 1<<20)
+		budget.limit = max(p.opt.SpillBudget/2, 1<<20)
 	}
 	visit := func(t *bundle.Turn, f bundle.File, rd io.Reader) error {
 		tr, _ := t.Value.(*turnRecord)
@@ -57,7 +59,14 @@ type turnRecord struct {
 	live    bool     // its turn has come: calls go to the pipeline
 	pending []func() // what to do in turn, in order
 	cost    int64    // estimated bytes pending
-	budget  int64    // beyond it, wait for the turn (0: never)
+	budget  *recordBudget
+}
+
+// recordBudget is what the records of files waiting for their turn may
+// hold together.
+type recordBudget struct {
+	limit int64 // 0: unbounded
+	spent atomic.Int64
 }
 
 // do runs fn in turn: now if the turn has come, else when it does.
@@ -78,6 +87,7 @@ func (tr *turnRecord) goLive() {
 	for _, fn := range tr.pending {
 		fn()
 	}
+	tr.budget.spent.Add(-tr.cost)
 	tr.pending, tr.cost, tr.live = nil, 0, true
 }
 
@@ -85,7 +95,7 @@ func (tr *turnRecord) goLive() {
 // the budget is spent.
 func (tr *turnRecord) spend(n int64) {
 	tr.cost += n
-	if tr.budget > 0 && tr.cost > tr.budget {
+	if spent := tr.budget.spent.Add(n); tr.budget.limit > 0 && spent > tr.budget.limit {
 		tr.goLive()
 	}
 }
