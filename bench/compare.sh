@@ -12,7 +12,7 @@
 # files only.
 #
 #   OZDOCTOR_BENCH_MIB        bundle size in MiB (default 1024)
-#   OZDOCTOR_BENCH_INPUT      fleet (default), day or sample: see internal/analysis/bench_test.go
+#   OZDOCTOR_BENCH_INPUT      fleet (default), dense, day or sample: see internal/analysis/bench_test.go
 #   OZDOCTOR_BENCH_DIR        where the bundle is generated and kept
 #                             (default /tmp/ozdoctor-bench-<input>-<MiB>)
 #   OZDOCTOR_BENCH_RUNS       runs per measurement (default 3)

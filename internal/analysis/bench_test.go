@@ -19,17 +19,22 @@ import (
 )
 
 // The benchmarks read a generated bundle of OZDOCTOR_BENCH_MIB MiB (default
-// 1024) in the tarball layout, of one of three kinds (OZDOCTOR_BENCH_INPUT):
+// 1024) in the tarball layout, of one of four kinds (OZDOCTOR_BENCH_INPUT):
 //
 //	fleet   (default) a production-sized cluster (3 SCMs, 4 OMs, 50
 //	        datanodes) over as many 6-hour periods as the size takes, 20
 //	        background events per host and minute, every host's logs its
 //	        own, rotated and gzipped, one of the five defects in each period
 //	        (scenario.RenderFleet)
+//	dense   the sample's cluster (3 SCMs, 4 OMs, 6 datanodes) over as many
+//	        3-hour periods as the size takes, each with all five defects
+//	        and 4 background events per host and minute (a signal every
+//	        3 KB, as in the sample), time advancing, rotated and gzipped:
+//	        the signal-dense case with every period's logs its own
 //	day     the sample's 13-host cluster over 24 hours at 20 background
 //	        events per host and minute, repeated until the size is reached
-//	sample  the shipped sample (three hours, all five defects) repeated: a
-//	        signal-dense worst case for the catalogue's regular expressions
+//	sample  the shipped sample (three hours, all five defects) repeated, its
+//	        copies sharing hosts and times: the former signal-dense input
 //
 // With OZDOCTOR_BENCH_DIR the bundle is kept there (and reused), so that a
 // whole run, grep, ripgrep and mtail can be compared on the same files
@@ -51,9 +56,12 @@ func benchBundle(b *testing.B) (dir string, files []string, size int64) {
 	want := mib << 20
 	files, size = listFiles(dir, ".log")
 	input := os.Getenv("OZDOCTOR_BENCH_INPUT")
-	if input == "" || input == "fleet" {
+	if input == "" || input == "fleet" || input == "dense" {
+		f := scenario.Fleet{Datanodes: 50, Periods: 1 << 16, Period: 6 * time.Hour, Noise: 20, Seed: 1, Bytes: want}
+		if input == "dense" {
+			f = scenario.Fleet{Datanodes: 6, Periods: 1 << 16, Period: 3 * time.Hour, Noise: 4, Seed: 1, Bytes: want, EveryDefect: true}
+		}
 		if _, all := listFiles(dir, ""); all < want {
-			f := scenario.Fleet{Datanodes: 50, Periods: 1 << 16, Period: 6 * time.Hour, Noise: 20, Seed: 1, Bytes: want}
 			if err := scenario.RenderFleet(dir, f); err != nil {
 				b.Fatal(err)
 			}
@@ -72,7 +80,7 @@ func benchBundle(b *testing.B) (dir string, files []string, size int64) {
 	case "sample":
 		s, r = scenario.Sample()
 	default:
-		b.Fatalf("OZDOCTOR_BENCH_INPUT=%q: want fleet, day or sample", input)
+		b.Fatalf("OZDOCTOR_BENCH_INPUT=%q: want fleet, dense, day or sample", input)
 	}
 	src := b.TempDir()
 	r.Rotate, r.Gzip = false, false
@@ -177,5 +185,34 @@ func BenchmarkAnalyze(b *testing.B) {
 		if len(res.Findings) == 0 {
 			b.Fatal("no findings in the benchmark bundle")
 		}
+	}
+}
+
+// TestDenseFleet: the signal-dense benchmark input has each of the five
+// defects in every period, where the sample has it, and a signal every few
+// kilobytes.
+func TestDenseFleet(t *testing.T) {
+	dir := t.TempDir()
+	f := scenario.Fleet{Datanodes: 6, Periods: 2, Period: 3 * time.Hour, Noise: 4, Seed: 3, EveryDefect: true}
+	if err := scenario.RenderFleet(dir, f); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Options{Inputs: []string{dir}, Detectors: registry.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	periods := map[string]int{}
+	for _, f := range res.Findings {
+		periods[f.Defect+" "+f.Start.Truncate(3*time.Hour).Format("15:04")]++
+	}
+	for _, defect := range []string{"HDDS-17519", "HDDS-17425", "HDDS-17674", "HDDS-16839", "HDDS-16809"} {
+		for _, period := range []string{"00:00", "03:00"} {
+			if periods[defect+" "+period] != 1 {
+				t.Errorf("%s in the period from %s: %d findings, want 1", defect, period, periods[defect+" "+period])
+			}
+		}
+	}
+	if tot := res.Coverage.Totals; len(res.Findings) != 10 || tot.Signals == 0 || tot.Bytes/tot.Signals > 8<<10 {
+		t.Errorf("%d findings, %d signals in %d bytes: want 10 findings and a signal every 8 KB or less", len(res.Findings), tot.Signals, tot.Bytes)
 	}
 }

@@ -17,6 +17,10 @@ type Fleet struct {
 	Noise     int           // background events per host and minute
 	Seed      int64
 	Bytes     int64 // if set, stop after the period that brings the bundle to this size
+	// EveryDefect puts all five defects in every period, where the sample
+	// has them in its three hours (scaled to the period): a signal-dense
+	// fleet. Otherwise each period has one, in turn.
+	EveryDefect bool
 }
 
 // RenderFleet writes f's bundle under dir, a period at a time so that
@@ -24,8 +28,9 @@ type Fleet struct {
 // <host>/<period start>/ as rotated and gzipped as in production (the
 // current file and two older rotations), every host distinct, time
 // advancing from one period to the next, one incident in each period a
-// quarter into it, and the cluster's ozone-site.xml beside the first SCM's
-// logs. The same Fleet gives the same bytes.
+// quarter into it (or all five, with EveryDefect), and the cluster's
+// ozone-site.xml beside the first SCM's logs. The same Fleet gives the same
+// bytes.
 func RenderFleet(dir string, f Fleet) error {
 	if f.Datanodes < 1 || f.Periods < 1 || f.Period < time.Hour {
 		return fmt.Errorf("render fleet: want datanodes, periods and a period of an hour or more, got %+v", f)
@@ -54,7 +59,13 @@ func RenderFleet(dir string, f Fleet) error {
 				"ozone.om.service.ids":                     "omservice",
 			}
 		}
-		scripts[incidents[p%len(incidents)]](s, from.Add(f.Period/4))
+		if f.EveryDefect {
+			for _, in := range sampleIncidents() {
+				scripts[in.name](s, from.Add(in.at/time.Minute*f.Period/180)) // in.at of three hours
+			}
+		} else {
+			scripts[incidents[p%len(incidents)]](s, from.Add(f.Period/4))
+		}
 		tmp, err := os.MkdirTemp(dir, ".period-")
 		if err != nil {
 			return err

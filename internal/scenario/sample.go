@@ -37,20 +37,29 @@ func Cluster13(dur time.Duration, noise int) (*Scenario, Render) {
 		"ozone.om.service.ids":                     "omservice",
 	}
 	scripts := Scripts()
-	for _, sc := range []struct {
-		name string
-		at   time.Duration
-	}{
+	for _, sc := range sampleIncidents() {
+		scripts[sc.name](s, start.Add(sc.at))
+	}
+	return s, Render{Layout: LayoutFile, Noise: noise, Rotate: true, Gzip: true,
+		Skew: map[string]time.Duration{"scm2": 2 * time.Second, "dn4": -3 * time.Second, "om3": -4 * time.Second, "om4": 2 * time.Second}}
+}
+
+// incident is a defect's script and when it starts.
+type incident struct {
+	name string
+	at   time.Duration
+}
+
+// sampleIncidents returns the sample's five defects and when they start in
+// its three hours.
+func sampleIncidents() []incident {
+	return []incident{
 		{"hdds17519/skip-stale", 20 * time.Minute},
 		{"hdds17425/registered-during-finalization", 45 * time.Minute},
 		{"hdds17674/stuck-leader", 70 * time.Minute},
 		{"hdds16839/lost-leadership", 100 * time.Minute},
 		{"hdds16809/force-delete", 120 * time.Minute},
-	} {
-		scripts[sc.name](s, start.Add(sc.at))
 	}
-	return s, Render{Layout: LayoutFile, Noise: noise, Rotate: true, Gzip: true,
-		Skew: map[string]time.Duration{"scm2": 2 * time.Second, "dn4": -3 * time.Second, "om3": -4 * time.Second, "om4": 2 * time.Second}}
 }
 
 // WriteTarGz renders the scenario and writes it as a .tar.gz whose entries
