@@ -30,7 +30,11 @@ type Engine struct {
 	opt     EngineOptions
 	now     time.Time
 	swept   time.Time // clock of the last retention sweep
-	stats   EngineStats
+	// expiry is when the next resolved alert may be forgotten at the
+	// earliest (zero: unknown, as after a restore): sweeps before it find
+	// nothing, and skip the alerts.
+	expiry time.Time
+	stats  EngineStats
 }
 
 // EngineOptions tune the alert state kept.
@@ -225,10 +229,20 @@ func (e *Engine) Advance(t time.Time) {
 		return
 	}
 	e.swept = t
+	if !e.expiry.IsZero() && !t.After(e.expiry) {
+		return
+	}
+	// An alert resolving from now on resolves at t or later.
+	e.expiry = t.Add(e.opt.Retention)
 	for k, a := range e.alerts {
-		if a.finding.State == Resolved && t.Sub(a.since) > e.opt.Retention {
+		if a.finding.State != Resolved {
+			continue
+		}
+		if t.Sub(a.since) > e.opt.Retention {
 			delete(e.alerts, k)
 			e.stats.Expired++
+		} else if x := a.since.Add(e.opt.Retention); x.Before(e.expiry) {
+			e.expiry = x
 		}
 	}
 }

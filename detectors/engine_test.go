@@ -190,6 +190,20 @@ func TestEngineWithdrawsPendingAndExpiresResolved(t *testing.T) {
 	if a := e.Alerts(); len(a) != 1 || a[0].Key != "y" || e.Stats().Expired != 1 {
 		t.Errorf("after retention: %v %+v", a, e.Stats())
 	}
+	// Sweeps that skip the alerts (none can have expired) still forget one
+	// at the first sweep past its retention.
+	at := t0.Add(10 * time.Minute)
+	e.apply(Finding{Detector: "toy", Key: "w", State: Resolved})
+	for _, d := range []time.Duration{2 * time.Second, 30 * time.Second, time.Minute} {
+		e.Advance(at.Add(d))
+	}
+	if len(e.Alerts()) != 2 {
+		t.Errorf("forgotten before its retention passed: %v", e.Alerts())
+	}
+	e.Advance(at.Add(time.Minute + time.Second))
+	if a := e.Alerts(); len(a) != 1 || e.Stats().Expired != 2 {
+		t.Errorf("a minute and a second after it resolved: %v %+v", a, e.Stats())
+	}
 }
 
 // A signal from a stream whose component is unknown reaches no detector that

@@ -68,6 +68,11 @@ type detector struct {
 	gen           int // settings generation writeWait and resend come from
 	now           time.Time
 	sweep         detectors.Sweep
+	// idleUntil is a time before which check has nothing to do: no signal
+	// came since the last check and no division's deadline is before it
+	// (zero: check). A cluster's divisions may stay stuck for days; the
+	// check does not visit them all on every signal.
+	idleUntil time.Time `state:"-"`
 	// withdrawals are pending findings of divisions dropped before they
 	// were confirmed, emitted withdrawn at the next check.
 	withdrawals []detectors.Finding
@@ -206,6 +211,7 @@ func (d *detector) derive() {
 func (d *detector) refresh() {
 	if d.env.Settings != nil && d.env.Settings.Generation() != d.gen {
 		d.derive()
+		d.idleUntil = time.Time{}
 	}
 }
 
@@ -218,6 +224,7 @@ func (d *detector) StateStats() []detectors.StateStat {
 }
 
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
+	d.idleUntil = time.Time{}
 	if s.Kind == catalogue.MetricSample {
 		d.closeSample(s)
 		return
@@ -300,19 +307,20 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 	d.drain(emit)
 }
 
-// check emits divisions that became certain, escalates those stuck past
-// stuck-after, refreshes those with new evidence and drops unreported ones
-// whose close failures stopped.
 // refreshEvery spaces the updates of a stuck division's finding with new
 // evidence: the failures it follows come every few seconds, and the input's
 // end reports every division as it then stands.
 const refreshEvery = time.Minute
 
+// check emits divisions that became certain, escalates those stuck past
+// stuck-after, refreshes those with new evidence and drops unreported ones
+// whose close failures stopped.
 func (d *detector) check(now time.Time, emit detectors.Emit) {
 	d.drain(emit)
-	if d.divisions.Len() == 0 {
+	if d.divisions.Len() == 0 || now.Before(d.idleUntil) {
 		return
 	}
+	d.idleUntil = now.Add(100 * 365 * 24 * time.Hour) // no deadline: none
 	for _, v := range d.divisions.Values() {
 		switch {
 		case !v.emitted && d.confirmed(v, now):
@@ -325,8 +333,39 @@ func (d *detector) check(now time.Time, emit detectors.Emit) {
 		case !v.emitted && !v.pending:
 			d.pend(v, now, emit)
 		}
+		if next := d.deadline(v, now); next.Before(d.idleUntil) {
+			d.idleUntil = next
+		}
 	}
 	d.drain(emit)
+}
+
+// deadline returns the earliest time after now at which check may act on
+// v if no signal comes (of a division dropped, some time: it is harmless).
+func (d *detector) deadline(v *division, now time.Time) time.Time {
+	if !v.emitted {
+		if !v.pending {
+			return now
+		}
+		// Confirmed once the grace passed; dropped once its failures
+		// stopped for staleCycles resend cycles.
+		return earliest(v.start.Add(grace), v.last.Add(staleCycles*d.resend+1))
+	}
+	next := now.Add(100 * 365 * 24 * time.Hour)
+	if v.severity < detectors.Critical {
+		next = earliest(next, v.start.Add(d.stuckAfter))
+	}
+	if v.dirty {
+		next = earliest(next, v.emittedAt.Add(refreshEvery))
+	}
+	return next
+}
+
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // pend reports a suspected division as pending: its confirmation (the
