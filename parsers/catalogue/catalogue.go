@@ -171,13 +171,10 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 		if idx == nil {
 			continue
 		}
-		var subBuf [maxGroups]string // the groups' text, on the stack
-		sub := subBuf[:0]
+		g := Groups{names: c.names[ei]} // on the stack
 		for i := 0; i+1 < len(idx); i += 2 {
-			if idx[i] < 0 {
-				sub = append(sub, "")
-			} else {
-				sub = append(sub, r.Message[idx[i]:idx[i+1]])
+			if idx[i] >= 0 {
+				g.sub[i/2] = r.Message[idx[i]:idx[i+1]]
 			}
 		}
 		// Built in place: a Signal of its own would escape to the heap.
@@ -186,23 +183,16 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 			Level: r.Level, Thread: r.Thread, Origin: r.Origin, Text: first,
 		})
 		s := &out[len(out)-1]
-		for i, name := range c.names[ei] {
-			if name != "" && sub[i] != "" {
-				setField(s, name, sub[i])
+		for i, name := range g.names {
+			if name != "" && g.sub[i] != "" {
+				setField(s, name, g.sub[i])
 			}
 		}
-		if e.Post != nil && !e.Post(s, groups(c.names[ei], sub)) {
+		if e.Post != nil && !e.Post(s, g) {
 			out = out[:len(out)-1]
 		}
 	}
 	return out
-}
-
-// groups holds a match's group text, by name.
-func groups(names, sub []string) Groups {
-	g := Groups{names: names}
-	copy(g.sub[:], sub)
-	return g
 }
 
 // setField applies one named group. Group names:
