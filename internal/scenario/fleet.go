@@ -61,7 +61,7 @@ func RenderFleet(dir string, f Fleet) error {
 		}
 		if f.EveryDefect {
 			for _, in := range sampleIncidents() {
-				scripts[in.name](s, from.Add(in.at/time.Minute*f.Period/180)) // in.at of three hours
+				scripts[in.name](s, from.Add(in.at/time.Minute*f.Period/180)) // the sample's offset, scaled from its 180 minutes
 			}
 		} else {
 			scripts[incidents[p%len(incidents)]](s, from.Add(f.Period/4))
