@@ -404,8 +404,8 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 		d.emit(o, detectors.Resolved, emit)
 		d.closed.Push(o)
 	}
-	for _, o := range d.closed.Items() {
-		if o.followed {
+	for i := range d.closed.Len() { // every second: no copy of the ring
+		if o := d.closed.At(i); o.followed {
 			o.followed = false
 			d.emit(o, detectors.Resolved, emit)
 		}

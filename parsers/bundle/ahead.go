@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bufio"
 	"io"
 	"sync"
 )
@@ -16,6 +17,7 @@ const (
 // out in order, errors last. Close stops the goroutine and waits for it:
 // only then may what r shares with the caller be looked at.
 type aheadReader struct {
+	pool   *buffers // where its chunks come from and go back to
 	chunks chan chunk
 	free   chan []byte
 	stop   chan struct{}
@@ -30,11 +32,11 @@ type chunk struct {
 	err error // after b
 }
 
-func readAhead(r io.Reader) *aheadReader {
-	a := &aheadReader{chunks: make(chan chunk, aheadChunks), free: make(chan []byte, aheadChunks),
+func readAhead(r io.Reader, pool *buffers) *aheadReader {
+	a := &aheadReader{pool: pool, chunks: make(chan chunk, aheadChunks), free: make(chan []byte, aheadChunks),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	for range aheadChunks {
-		a.free <- make([]byte, aheadChunk)
+		a.free <- pool.chunk()
 	}
 	go a.fill(r)
 	return a
@@ -90,8 +92,63 @@ func (a *aheadReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Close stops reading ahead and waits for the goroutine to end.
+// Close stops reading ahead, waits for the goroutine to end and gives the
+// chunks back.
 func (a *aheadReader) Close() {
-	a.once.Do(func() { close(a.stop) })
-	<-a.done
+	a.once.Do(func() {
+		close(a.stop)
+		<-a.done
+		for c := range a.chunks { // closed by fill
+			a.pool.putChunk(c.b)
+		}
+		for len(a.free) > 0 {
+			a.pool.putChunk(<-a.free)
+		}
+		if a.used != nil {
+			a.pool.putChunk(a.used)
+		}
+		a.cur, a.used = chunk{}, nil
+	})
+}
+
+// buffers are a walk's read buffers, reused from file to file: a bundle
+// may hold tens of thousands of files, each read through a 64 KiB buffer
+// and, when compressed, 1 MiB of chunks read ahead. A nil *buffers makes
+// new ones.
+type buffers struct {
+	readers sync.Pool // *bufio.Reader of readBuffer bytes
+	chunks  sync.Pool // *[aheadChunk]byte
+}
+
+func (p *buffers) reader(r io.Reader) *bufio.Reader {
+	if p != nil {
+		if br, ok := p.readers.Get().(*bufio.Reader); ok {
+			br.Reset(r)
+			return br
+		}
+	}
+	return bufio.NewReaderSize(r, readBuffer)
+}
+
+// putReader gives br back: nothing may read it any more.
+func (p *buffers) putReader(br *bufio.Reader) {
+	if p != nil {
+		br.Reset(nil)
+		p.readers.Put(br)
+	}
+}
+
+func (p *buffers) chunk() []byte {
+	if p != nil {
+		if b, ok := p.chunks.Get().(*[aheadChunk]byte); ok {
+			return b[:]
+		}
+	}
+	return make([]byte, aheadChunk)
+}
+
+func (p *buffers) putChunk(b []byte) {
+	if p != nil && cap(b) == aheadChunk {
+		p.chunks.Put((*[aheadChunk]byte)(b[:aheadChunk]))
+	}
 }

@@ -38,7 +38,7 @@ func (w *walker) visitGzip(n node, br *bufio.Reader, depth int) {
 // compressed bytes in counts, under the ratio cap.
 func (w *walker) visitDecompressed(n node, zr io.Reader, in *countingByteReader, format string, wrap func(error) error, depth int) {
 	rr := &ratioReader{r: zr, in: func() int64 { return in.n }, max: w.opt.MaxRatio, what: format + " data of " + n.name, wrap: wrap}
-	ahead := readAhead(rr)
+	ahead := readAhead(rr, w.bufs)
 	w.visitStream(n, ahead, nil, depth+1)
 	ahead.Close()
 	if rr.err != nil {

@@ -93,7 +93,7 @@ func Walk(ctx context.Context, inputs []string, opt Options, fn func(f File, r i
 	if fn == nil {
 		return nil, errors.New("bundle: nil callback")
 	}
-	w := &walker{ctx: ctx, opt: opt, fn: fn}
+	w := &walker{ctx: ctx, opt: opt, fn: fn, bufs: &buffers{}}
 	w.walkInputs(inputs)
 	return w.problems, ctx.Err()
 }
@@ -123,6 +123,7 @@ type walker struct {
 	total    int64     // decompressed bytes handed to fn
 	stopped  bool      // MaxTotalBytes reached
 	par      *parallel // in a WalkParallel: files on disk are dispatched
+	bufs     *buffers  // shared by the walkers of one walk
 }
 
 // node is a file or archive entry about to be visited.
@@ -183,7 +184,8 @@ func (w *walker) visitStream(n node, raw io.Reader, ra *sizedReaderAt, depth int
 	if w.done() {
 		return
 	}
-	br := bufio.NewReaderSize(raw, readBuffer)
+	br := w.bufs.reader(raw)
+	defer w.bufs.putReader(br)
 	head, err := br.Peek(sniffBytes)
 	if len(head) == 0 && err != nil && err != io.EOF {
 		w.report(n.path, err)

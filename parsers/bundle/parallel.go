@@ -42,7 +42,7 @@ func WalkParallel(ctx context.Context, inputs []string, opt Options, workers int
 		return nil, errors.New("bundle: nil callback")
 	}
 	workers = max(workers, 1)
-	w := &walker{ctx: ctx, opt: opt}
+	w := &walker{ctx: ctx, opt: opt, bufs: &buffers{}}
 	par := &parallel{w: w, visit: visit, end: end, slots: make(chan struct{}, workers),
 		window: make(chan struct{}, 4*workers), last: closed()}
 	w.par = par
@@ -98,7 +98,7 @@ func (par *parallel) dispatch(p, class string, fi fs.FileInfo) {
 	go func() {
 		defer func() { <-par.window }()
 		defer close(t.done)
-		sub := &walker{ctx: par.w.ctx, opt: par.w.opt}
+		sub := &walker{ctx: par.w.ctx, opt: par.w.opt, bufs: par.w.bufs}
 		sub.fn = func(f File, r io.Reader) error { return par.visit(t, f, r) }
 		sub.visitPath(p, class, fi)
 		<-par.slots

@@ -454,14 +454,14 @@ func TestWalkParallelStopsOnCancel(t *testing.T) {
 func TestReadAhead(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789abcdef"), aheadChunk/4) // four chunks
 	boom := errors.New("boom")
-	a := readAhead(io.MultiReader(bytes.NewReader(data), iotest.ErrReader(boom)))
+	a := readAhead(io.MultiReader(bytes.NewReader(data), iotest.ErrReader(boom)), &buffers{})
 	got, err := io.ReadAll(a)
 	a.Close()
 	if !bytes.Equal(got, data) || !errors.Is(err, boom) {
 		t.Fatalf("read %d of %d bytes, err %v", len(got), len(data), err)
 	}
 	for range 50 {
-		a := readAhead(bytes.NewReader(data))
+		a := readAhead(bytes.NewReader(data), &buffers{})
 		buf := make([]byte, 100)
 		if _, err := io.ReadFull(a, buf); err != nil || !bytes.Equal(buf, data[:100]) {
 			t.Fatal("the first bytes", err)
