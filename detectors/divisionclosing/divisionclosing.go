@@ -312,6 +312,9 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 // end reports every division as it then stands.
 const refreshEvery = time.Minute
 
+// noDeadline stands for "no deadline" as a time after now.
+const noDeadline = 100 * 365 * 24 * time.Hour
+
 // check emits divisions that became certain, escalates those stuck past
 // stuck-after, refreshes those with new evidence and drops unreported ones
 // whose close failures stopped.
@@ -320,7 +323,7 @@ func (d *detector) check(now time.Time, emit detectors.Emit) {
 	if d.divisions.Len() == 0 || now.Before(d.idleUntil) {
 		return
 	}
-	d.idleUntil = now.Add(100 * 365 * 24 * time.Hour) // no deadline: none
+	d.idleUntil = now.Add(noDeadline)
 	for _, v := range d.divisions.Values() {
 		switch {
 		case !v.emitted && d.confirmed(v, now):
@@ -351,7 +354,7 @@ func (d *detector) deadline(v *division, now time.Time) time.Time {
 		// stopped for staleCycles resend cycles.
 		return earliest(v.start.Add(grace), v.last.Add(staleCycles*d.resend+1))
 	}
-	next := now.Add(100 * 365 * 24 * time.Hour)
+	next := now.Add(noDeadline)
 	if v.severity < detectors.Critical {
 		next = earliest(next, v.start.Add(d.stuckAfter))
 	}

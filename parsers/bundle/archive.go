@@ -25,7 +25,9 @@ func (w *walker) visitGzip(n node, br *bufio.Reader, depth int) {
 	in := &countingByteReader{r: br}
 	// A *bufio.Reader of its own lets the decoder take its fast path (it
 	// reads byte by byte); in counts what it pulls, at most a buffer ahead.
-	zr, err := gzip.NewReader(bufio.NewReaderSize(in, 32<<10))
+	zbr := w.bufs.reader(in)
+	defer w.bufs.putReader(zbr) // after zr is closed: defers run last first
+	zr, err := gzip.NewReader(zbr)
 	if err != nil {
 		w.report(n.path, gzipError(err))
 		return
