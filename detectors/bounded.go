@@ -326,3 +326,6 @@ func (s *Sweep) Due(now time.Time, every time.Duration) bool {
 	s.next = now.Add(every)
 	return true
 }
+
+// Quiet returns the time through which Due reports false.
+func (s *Sweep) Quiet() time.Time { return s.next.Add(-time.Nanosecond) }

@@ -57,6 +57,32 @@ type Detector interface {
 	Flush(end time.Time, emit Emit)
 }
 
+// Sleeper is implemented by a detector that can tell when its Advance next
+// has something to do. Between signals the engine calls Advance only at the
+// ticks after every detector's Quiet (and at the first tick after the
+// cluster's settings or identities changed), so that days of event time
+// are not walked one idle second at a time. Advance at a signal's time is
+// unaffected.
+type Sleeper interface {
+	// Quiet returns a time through which Advance, with no signal in
+	// between, would neither emit nor change state that a later call reads
+	// (sweeps on a schedule count). now is the time of the last Advance;
+	// a time before it means the next tick.
+	Quiet(now time.Time) time.Time
+}
+
+// NoDeadline is a duration past any deadline: now.Add(NoDeadline) stands
+// for "none".
+const NoDeadline = 100 * 365 * 24 * time.Hour
+
+// Earliest returns the earlier of a and b.
+func Earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 // Doc is a detector's documentation. It lives in the detector's doc.go and is
 // the only copy: explain, reports and rule annotations read it from there.
 type Doc struct {

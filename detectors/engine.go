@@ -32,9 +32,13 @@ type Engine struct {
 	swept   time.Time // clock of the last retention sweep
 	// expiry is when the next resolved alert may be forgotten at the
 	// earliest (zero: unknown, as after a restore): sweeps before it find
-	// nothing, and skip the alerts.
+	// nothing, and skip the alerts; between signals no tick is needed for
+	// the sweep before it.
 	expiry time.Time
-	stats  EngineStats
+	// gens are the generations of the settings and identities that the
+	// detectors' last Advance saw: a change brings the next tick.
+	gens  [2]int
+	stats EngineStats
 }
 
 // EngineOptions tune the alert state kept.
@@ -48,9 +52,13 @@ type EngineOptions struct {
 	MaxAlerts int
 	// Tick is the grid of event time on which detectors' deadlines pass
 	// between signals; 0 means DefaultTick. Detectors see Advance at every
-	// tick and at every signal's time, whatever the mode, so a bundle and
-	// a live run make the same decisions at the same moments.
+	// signal's time and at the ticks at which one has something to do (see
+	// Sleeper), whatever the mode, so a bundle and a live run make the same
+	// decisions at the same moments.
 	Tick time.Duration
+	// EveryTick calls Advance at every tick even when every detector is
+	// quiet (see Sleeper), which must not change a finding: for tests.
+	EveryTick bool
 	// Collect keeps every finding of the run for Flush to return (a
 	// Collector subscribed by the engine itself); a run of unbounded
 	// length subscribes the sinks it needs instead.
@@ -204,14 +212,48 @@ func (e *Engine) Observe(s *catalogue.Signal) {
 
 // AdvanceTicks moves the engine's clock through every tick up to t (but not
 // to t itself when t is between ticks): a live source calls it with its
-// watermark, so that deadlines pass while no signal comes.
+// watermark, so that deadlines pass while no signal comes. Ticks at which
+// every detector and the retention sweep are quiet are skipped.
 func (e *Engine) AdvanceTicks(t time.Time) {
 	if e.now.IsZero() {
 		return // the clock starts at the first signal
 	}
-	for b := e.now.Truncate(e.opt.Tick).Add(e.opt.Tick); !b.After(t); b = b.Add(e.opt.Tick) {
+	tick := e.opt.Tick
+	for b := e.now.Truncate(tick).Add(tick); !b.After(t); b = b.Add(tick) {
+		if q := e.quiet(); !b.After(q) {
+			if b = q.Truncate(tick).Add(tick); b.After(t) {
+				break
+			}
+		}
 		e.Advance(b)
 	}
+	if last := t.Truncate(tick); last.After(e.now) {
+		e.now = last
+	}
+}
+
+// quiet returns a time through which Advance would change nothing while no
+// signal comes (see Sleeper); a time before the clock when it cannot tell.
+func (e *Engine) quiet() time.Time {
+	if e.opt.EveryTick || e.gens != e.env.generations() {
+		return time.Time{}
+	}
+	// The sweep runs in a later second than the last, past the expiry.
+	q := e.expiry
+	if e.expiry.IsZero() {
+		return q
+	}
+	if next := e.swept.Truncate(time.Second).Add(time.Second - time.Nanosecond); next.After(q) {
+		q = next
+	}
+	for i := range e.running {
+		s, ok := e.running[i].det.(Sleeper)
+		if !ok {
+			return time.Time{}
+		}
+		q = Earliest(q, s.Quiet(e.now))
+	}
+	return q
 }
 
 // Advance moves the engine's clock to t: detectors make the decisions whose
@@ -224,16 +266,17 @@ func (e *Engine) Advance(t time.Time) {
 	for i := range e.running {
 		e.running[i].det.Advance(t, e.running[i].emit)
 	}
-	// Retention is swept once a second of event time, not per signal.
-	if t.Sub(e.swept) < time.Second {
+	e.gens = e.env.generations()
+	// Retention is swept at most once a second of event time, not per
+	// signal.
+	if !t.Truncate(time.Second).After(e.swept.Truncate(time.Second)) {
 		return
 	}
 	e.swept = t
 	if !e.expiry.IsZero() && !t.After(e.expiry) {
 		return
 	}
-	// An alert resolving from now on resolves at t or later.
-	e.expiry = t.Add(e.opt.Retention)
+	e.expiry = t.Add(NoDeadline) // apply brings it forward
 	for k, a := range e.alerts {
 		if a.finding.State != Resolved {
 			continue
@@ -394,6 +437,9 @@ func (e *Engine) apply(f Finding) {
 	}
 	t.Fingerprint = a.fingerprint
 	a.finding = f
+	if f.State == Resolved && !e.expiry.IsZero() {
+		e.expiry = Earliest(e.expiry, a.since.Add(e.opt.Retention))
+	}
 	e.send(t)
 }
 

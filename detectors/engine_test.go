@@ -234,3 +234,75 @@ func TestEngineWithholdsUnknownComponentFromDetectorsWithNeeds(t *testing.T) {
 		t.Errorf("Unattributed = %d, want 1", st.Unattributed)
 	}
 }
+
+// sleeper fires an alert at a signal, resolves it 10 s later and fires it
+// again 5 s after its retention (a minute) passed: deadlines its Quiet tells.
+type sleeper struct {
+	deadlines []time.Time
+	advanced  int
+}
+
+func (s *sleeper) Observe(sig *catalogue.Signal, emit Emit) {
+	emit(Finding{Key: "k", Start: sig.Time})
+	resolve := sig.Time.Add(10 * time.Second)
+	s.deadlines = []time.Time{resolve, resolve.Add(time.Minute + 5*time.Second)}
+}
+
+func (s *sleeper) Advance(now time.Time, emit Emit) {
+	s.advanced++
+	if len(s.deadlines) == 0 || now.Before(s.deadlines[0]) {
+		return
+	}
+	state := Firing
+	if len(s.deadlines) == 2 {
+		state = Resolved
+	}
+	emit(Finding{Key: "k", State: state, Start: now})
+	s.deadlines = s.deadlines[1:]
+}
+
+func (s *sleeper) Flush(time.Time, Emit) {}
+
+func (s *sleeper) Quiet(now time.Time) time.Time {
+	if len(s.deadlines) == 0 {
+		return now.Add(NoDeadline)
+	}
+	return s.deadlines[0].Add(-time.Nanosecond)
+}
+
+// The engine skips the ticks at which its detectors and its retention
+// sweep are quiet, and makes the same transitions at the same times as
+// when it calls Advance at every tick: a resolved alert forgotten after
+// the retention fires again as a new one.
+func TestEngineSkipsQuietTicks(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 500e6, time.UTC)
+	var runs [2][]string
+	var advanced [2]int
+	for i, every := range []bool{true, false} {
+		s := &sleeper{}
+		reg := Registration{Doc: Doc{Name: "toy", Kinds: []catalogue.Kind{"k"}}, New: func(*Env) (Detector, error) { return s, nil }}
+		e, err := NewEngineWith([]Registration{reg}, &Env{Settings: site.New(), Identity: NewIdentity()},
+			EngineOptions{Retention: time.Minute, EveryTick: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Subscribe(func(tr Transition) {
+			runs[i] = append(runs[i], fmt.Sprintf("%s %q->%s", tr.At.Sub(t0), tr.From, tr.To))
+		})
+		e.Observe(&catalogue.Signal{Kind: "k", Time: t0})
+		e.AdvanceTicks(t0.Add(10 * time.Minute))
+		if got, want := e.Now(), t0.Add(10*time.Minute).Truncate(time.Second); !got.Equal(want) {
+			t.Errorf("every tick %v: clock %v, want %v", every, got, want)
+		}
+		advanced[i] = s.advanced
+	}
+	want := []string{`0s ""->firing`, `10.5s "firing"->resolved`, `1m15.5s ""->firing`}
+	for i := range runs {
+		if !slices.Equal(runs[i], want) {
+			t.Errorf("every tick %v: %q, want %q", i == 0, runs[i], want)
+		}
+	}
+	if advanced[0] < 600 || advanced[1] > 5 {
+		t.Errorf("Advance calls: %d at every tick, %d skipping", advanced[0], advanced[1])
+	}
+}

@@ -27,3 +27,15 @@ func (e *Env) Learn(s *catalogue.Signal) {
 		}
 	}
 }
+
+// generations counts the changes Learn made to the settings and identities.
+func (e *Env) generations() [2]int {
+	var g [2]int
+	if e.Settings != nil {
+		g[0] = e.Settings.Generation()
+	}
+	if e.Identity != nil {
+		g[1] = e.Identity.Generation()
+	}
+	return g
+}

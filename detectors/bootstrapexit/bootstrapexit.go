@@ -687,6 +687,28 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	d.rings.DeleteFunc(func(_ string, r *ringNode) bool { return r.before(cut) })
 }
 
+// Quiet implements detectors.Sleeper: an open attempt is warned about at its
+// deadline unless the ring's side is shown or the failure is benign (which
+// only a signal changes), and a warning resolves as soon as it is shown.
+func (d *detector) Quiet(time.Time) time.Time {
+	q := d.sweep.Quiet()
+	for _, a := range d.attempts.All() {
+		if a.closed || a.emitted {
+			continue
+		}
+		if a.warned {
+			if d.ringShown(a) {
+				return time.Time{}
+			}
+			continue
+		}
+		if _, benign, _ := d.failure(a); !benign && !d.ringShown(a) {
+			q = detectors.Earliest(q, a.failed.Time.Add(d.decideAfter()))
+		}
+	}
+	return q
+}
+
 // warn reports an open attempt as a warning when the ring's side is not
 // shown and the failure is not a benign one.
 func (d *detector) warn(a *attempt, end time.Time, emit detectors.Emit) {

@@ -280,6 +280,19 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	d.forget(d.now)
 }
 
+// Quiet implements detectors.Sleeper: check has nothing to do before
+// idleUntil, and forget nothing before its sweep.
+func (d *detector) Quiet(time.Time) time.Time {
+	q := d.sweep.Quiet()
+	if len(d.withdrawals) > 0 {
+		return time.Time{}
+	}
+	if d.divisions.Len() > 0 {
+		q = detectors.Earliest(q, d.idleUntil.Add(-time.Nanosecond))
+	}
+	return q
+}
+
 // forget drops what can no longer matter: trigger lines past the burst,
 // removals past the race window, and SCM views with no command for the
 // horizon. Divisions stay until they resolve (or are dropped as stale).
@@ -312,9 +325,6 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 // end reports every division as it then stands.
 const refreshEvery = time.Minute
 
-// noDeadline stands for "no deadline" as a time after now.
-const noDeadline = 100 * 365 * 24 * time.Hour
-
 // check emits divisions that became certain, escalates those stuck past
 // stuck-after, refreshes those with new evidence and drops unreported ones
 // whose close failures stopped.
@@ -323,7 +333,7 @@ func (d *detector) check(now time.Time, emit detectors.Emit) {
 	if d.divisions.Len() == 0 || now.Before(d.idleUntil) {
 		return
 	}
-	d.idleUntil = now.Add(noDeadline)
+	d.idleUntil = now.Add(detectors.NoDeadline)
 	for _, v := range d.divisions.Values() {
 		switch {
 		case !v.emitted && d.confirmed(v, now):
@@ -352,23 +362,16 @@ func (d *detector) deadline(v *division, now time.Time) time.Time {
 		}
 		// Confirmed once the grace passed; dropped once its failures
 		// stopped for staleCycles resend cycles.
-		return earliest(v.start.Add(grace), v.last.Add(staleCycles*d.resend+1))
+		return detectors.Earliest(v.start.Add(grace), v.last.Add(staleCycles*d.resend+1))
 	}
-	next := now.Add(noDeadline)
+	next := now.Add(detectors.NoDeadline)
 	if v.severity < detectors.Critical {
-		next = earliest(next, v.start.Add(d.stuckAfter))
+		next = detectors.Earliest(next, v.start.Add(d.stuckAfter))
 	}
 	if v.dirty {
-		next = earliest(next, v.emittedAt.Add(refreshEvery))
+		next = detectors.Earliest(next, v.emittedAt.Add(refreshEvery))
 	}
 	return next
-}
-
-func earliest(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // pend reports a suspected division as pending: its confirmation (the

@@ -49,7 +49,6 @@ type detector struct {
 	registrations *detectors.Bounded[string, catalogue.Signal] // latest per datanode
 	versions      *detectors.Bounded[string, catalogue.Signal] // latest datanode STARTUP_MSG per datanode
 	hostNames     *detectors.Bounded[string, string]           // stream host -> host its banners name
-	nextCheck     time.Time
 }
 
 type pendingKey struct{ scm, dn string }
@@ -370,13 +369,13 @@ func (d *detector) after(pattern, host string, t time.Time) *occurrence {
 // Advance resolves occurrences whose lines stopped, re-reports resolved
 // ones when a line tells what ended them (the decision Flush would
 // otherwise make alone), and forgets resolved occurrences older than the
-// horizon.
+// horizon. It does so once a second of event time, at the second, whenever
+// signals come.
 func (d *detector) Advance(now time.Time, emit detectors.Emit) {
-	if now.Before(d.nextCheck) {
+	if !now.Truncate(time.Second).Equal(now) {
 		return
 	}
 	d.refresh()
-	d.nextCheck = now.Add(time.Second)
 	d.expirePending(now, false)
 	var resolved []string
 	for k, o := range d.open.All() {
@@ -412,6 +411,30 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	}
 	cut := now.Add(-horizon)
 	d.closed.DropWhile(func(o *occurrence) bool { return o.last.Before(cut) })
+}
+
+// Quiet implements detectors.Sleeper: the earliest deadline of Advance's
+// decisions.
+func (d *detector) Quiet(now time.Time) time.Time {
+	q := now.Add(detectors.NoDeadline)
+	for _, p := range d.pending.All() {
+		q = detectors.Earliest(q, p.sig.Time.Add(pairWindow))
+	}
+	for _, o := range d.open.All() {
+		q = detectors.Earliest(q, o.last.Add(d.resolveAfter))
+		if o.dirty {
+			q = detectors.Earliest(q, o.last.Add(d.settle-time.Nanosecond))
+		}
+	}
+	for i := range d.closed.Len() {
+		if d.closed.At(i).followed {
+			return time.Time{}
+		}
+	}
+	if d.closed.Len() > 0 {
+		q = detectors.Earliest(q, d.closed.At(0).last.Add(horizon))
+	}
+	return q
 }
 
 // Flush reports what is open (firing, or resolved when it stopped long

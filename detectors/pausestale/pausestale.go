@@ -140,6 +140,31 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	}
 }
 
+// Quiet implements detectors.Sleeper: the earliest condition of Advance.
+func (d *detector) Quiet(time.Time) time.Time {
+	c := &d.cfg
+	q := d.sweep.Quiet()
+	for _, st := range d.scms.All() {
+		if st.ep != nil {
+			q = detectors.Earliest(q, st.ep.closeAt(c))
+		}
+		if st.pending.Len() > 0 {
+			q = detectors.Earliest(q, st.pending.At(0).Time.Add(c.tolerance()+time.Second))
+		}
+		if t := st.term; t != nil {
+			if !t.confirmed() {
+				q = detectors.Earliest(q, t.pauseEnd.Add(exitWait))
+			}
+			if !t.restart.IsZero() {
+				q = detectors.Earliest(q, t.restart.Add(2*c.returnWindow()))
+			}
+		} else if st.ep == nil && st.pending.Len() == 0 {
+			q = detectors.Earliest(q, st.seen.Add(horizon))
+		}
+	}
+	return q
+}
+
 // dropTerm forgets the termination of st; one still unconfirmed was
 // emitted pending and is withdrawn.
 func (d *detector) dropTerm(st *scmState, reason string, emit detectors.Emit) {

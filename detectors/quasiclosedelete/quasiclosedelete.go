@@ -421,6 +421,16 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	}
 }
 
+// Quiet implements detectors.Sleeper: Advance renames findings only when
+// the identities change, which the engine watches.
+func (d *detector) Quiet(time.Time) time.Time {
+	q := d.sweep.Quiet()
+	if d.early.Len() > 0 {
+		q = detectors.Earliest(q, d.early.At(0).Time.Add(d.tolerance))
+	}
+	return q
+}
+
 // Flush ends the input: every finding was emitted when it changed and stays
 // as it is (firing unless resurrected), named with what the run learned.
 func (d *detector) Flush(_ time.Time, emit detectors.Emit) {
