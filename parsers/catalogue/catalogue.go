@@ -59,6 +59,7 @@ type Catalogue struct {
 	ac       *acMatcher // over the literals' prefilter keys
 	litEnt   [][]int    // key index -> entry indexes
 	names    [][]string
+	literal  []*literalMatcher // by entry: its pattern without the regular expression, or nil
 }
 
 // New builds a catalogue of the given entries (Default() when none given).
@@ -96,6 +97,7 @@ func New(entries ...Entry) (*Catalogue, error) {
 			return nil, fmt.Errorf("catalogue entry %s: %d groups, at most %d", e.Kind, n, maxGroups)
 		}
 		c.names = append(c.names, e.Pattern.SubexpNames())
+		c.literal = append(c.literal, compileLiteral(e.Pattern.String()))
 	}
 	c.ac = newACMatcher(keys)
 	return c, nil
@@ -167,7 +169,8 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 		if r.Logger != "" && len(e.Loggers) > 0 && !slices.Contains(e.Loggers, logger) {
 			continue
 		}
-		idx := e.Pattern.FindStringSubmatchIndex(r.Message)
+		var idxBuf [2 * maxGroups]int
+		idx := c.match(ei, r.Message, idxBuf[:0])
 		if idx == nil {
 			continue
 		}
@@ -193,6 +196,20 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 		}
 	}
 	return out
+}
+
+// match returns the submatch indexes of entry ei's pattern in msg (in buf
+// when it can), nil when it does not match.
+func (c *Catalogue) match(ei int, msg string, buf []int) []int {
+	if m := c.literal[ei]; m != nil {
+		if idx, found, ok := m.find(msg, buf); ok {
+			if !found {
+				return nil
+			}
+			return idx
+		}
+	}
+	return c.entries[ei].Pattern.FindStringSubmatchIndex(msg)
 }
 
 // setField applies one named group. Group names:

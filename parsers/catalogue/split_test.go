@@ -1,0 +1,164 @@
+package catalogue
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// literalEntries are the default entries whose patterns compile to a
+// literalMatcher, with it.
+func literalEntries(tb testing.TB) (res []*regexp.Regexp, ms []*literalMatcher) {
+	for _, e := range Default() {
+		if m := compileLiteral(e.Pattern.String()); m != nil {
+			res, ms = append(res, e.Pattern), append(ms, m)
+		}
+	}
+	if len(ms) < 10 {
+		tb.Fatalf("only %d entries compile to a literal matcher", len(ms))
+	}
+	return res, ms
+}
+
+// sameAsRegexp reports where m's answer on msg differs from re's; an answer
+// m leaves to the regular expression does not differ.
+func sameAsRegexp(re *regexp.Regexp, m *literalMatcher, msg string) (string, bool) {
+	got, found, ok := m.find(msg, nil)
+	want := re.FindStringSubmatchIndex(msg)
+	switch {
+	case !ok:
+		return "", true
+	case !found && want == nil:
+		return "", true
+	case found && slices.Equal(got, want):
+		return "", true
+	}
+	if !found {
+		got = nil
+	}
+	return strings.Join([]string{re.String(), msg}, "\n  on "), false
+}
+
+// t30 and t31 are the HDDS-17425 pair as SCMNodeManager logs it (T30
+// SCMNodeManager.java:771, T31 :2068; signatures-scm.md §2.2).
+const (
+	t31 = "Datanode " + dn3Details + " has software version STORAGE_SPACE_DISTRIBUTION (10) which is older than " +
+		"SCM software version ZDU (100) and SCM is finalized. Datanode must be upgraded to join the cluster."
+	t30 = "Invalid datanode in the cluster : dn3.example.com. Datanode software version = STORAGE_SPACE_DISTRIBUTION (10), " +
+		"Datanode apparent version = STORAGE_SPACE_DISTRIBUTION (10), SCM software version = ZDU (100) SCM apparent version = ZDU (100)"
+)
+
+// The literal matcher gives the regular expression's submatches on the
+// messages that match and on near misses: a prefix, a second occurrence of
+// a literal, a line break inside a group, characters beyond ASCII, spaces
+// where the last group ends, and no match at all.
+func TestLiteralMatcherAgreesWithTheRegularExpressions(t *testing.T) {
+	res, ms := literalEntries(t)
+	msgs := []string{t30, t31,
+		"prefix " + t31, t31 + " suffix " + t31,
+		strings.Replace(t31, " has software version", " has software version has software version", 1),
+		strings.Replace(t31, "(10)", "(1\n0)", 1),
+		strings.Replace(t30, "ZDU (100) SCM apparent", "ZDÜ (100) SCM apparent", 1),
+		strings.Replace(t30, "dn3.example.com.", "dn3 example.com.", 1),
+		t30 + "   ", t30 + " \n next line", t30 + "é",
+		strings.Replace(t30, "SCM apparent version = ZDU (100)", "SCM apparent version =   ", 1),
+		"Invalid datanode in the cluster : ", "Datanode  has software version  which is older than",
+	}
+	matched := 0
+	for i, m := range ms {
+		for _, msg := range msgs {
+			if where, ok := sameAsRegexp(res[i], m, msg); !ok {
+				t.Errorf("differs from %s", where)
+			}
+			if _, found, ok := m.find(msg, nil); found && ok {
+				matched++
+			}
+		}
+	}
+	if matched < 4 {
+		t.Errorf("only %d matches among the messages: the table tests too little", matched)
+	}
+}
+
+// A message that would make the matcher try too many ends is left to the
+// regular expression, whose time is linear, and the catalogue still finds
+// what the expression finds.
+func TestLiteralMatcherLeavesPathologicalMessagesToTheRegularExpression(t *testing.T) {
+	m := compileLiteral(`a (?P<x>.+?) b (?P<y>.+?) c (?P<z>.+?) d`)
+	if m == nil {
+		t.Fatal("the pattern does not compile")
+	}
+	msg := "a " + strings.Repeat("x b x c ", 2000)
+	if _, _, ok := m.find(msg, nil); ok {
+		t.Error("a message of thousands of candidate ends was not left to the regular expression")
+	}
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ei, e := range c.entries {
+		if e.Kind != OldDatanodeOnFinalizedSCM {
+			continue
+		}
+		hostile := "Datanode " + strings.Repeat(" has software version  which is older than SCM software version ", 500) + "x"
+		if got, want := c.match(ei, hostile, nil), e.Pattern.FindStringSubmatchIndex(hostile); !slices.Equal(got, want) {
+			t.Errorf("match %v, the expression %v", got, want)
+		}
+		if got := c.match(ei, t31, nil); got == nil {
+			t.Error("T31 does not match")
+		}
+	}
+}
+
+// FuzzLiteralMatcher: on any message the literal matcher gives what the
+// regular expression gives, or leaves the message to it.
+func FuzzLiteralMatcher(f *testing.F) {
+	res, ms := literalEntries(f)
+	f.Add(uint8(0), t31)
+	f.Add(uint8(1), t30)
+	for i, m := range ms {
+		// A message of the pattern's literals, with a word in each run.
+		var b strings.Builder
+		for _, it := range m.items {
+			if it.run == nil {
+				b.WriteString(it.lit)
+			} else {
+				b.WriteString("w0")
+			}
+		}
+		f.Add(uint8(i), b.String())
+	}
+	f.Fuzz(func(t *testing.T, which uint8, msg string) {
+		i := int(which) % len(ms)
+		if where, ok := sameAsRegexp(res[i], ms[i], msg); !ok {
+			t.Errorf("differs from %s", where)
+		}
+	})
+}
+
+// Shapes beyond the catalogue's: a run that ends the pattern (lazy or
+// greedy), a class that excludes characters beyond ASCII, an uncaptured run,
+// an anchored pattern; and shapes that must stay with the expression.
+func TestLiteralMatcherShapes(t *testing.T) {
+	msgs := []string{"", "x", "x é", "x éé y", "x ab y", "x 12 y", "yx 1 y x 2 y", "x \n y", "x 1é y", "x  y"}
+	for _, expr := range []string{`x (?P<a>.+?)`, `x (?P<a>.*)`, `x (?P<a>\d+) y`, `x .*? y`, `^x (?P<a>[^y]+)y`,
+		`x (?P<a>\S*\S) y`, `x (?P<a>[^\s]+?)`} {
+		m := compileLiteral(expr)
+		if m == nil {
+			t.Errorf("%s does not compile", expr)
+			continue
+		}
+		re := regexp.MustCompile(expr)
+		for _, msg := range msgs {
+			if where, ok := sameAsRegexp(re, m, msg); !ok {
+				t.Errorf("differs from %s", where)
+			}
+		}
+	}
+	for _, expr := range []string{`(?i)x (?P<a>.+)`, `x (?P<a>a|b)`, `x (?P<a>.+)$`, `x (?P<a>.{2})`, `(?P<a>.+) y`, `x .+.+`, `x [^é]+`, `x (?P<a>.+?)(?P<b>\d) y`} {
+		if compileLiteral(expr) != nil {
+			t.Errorf("%s compiles", expr)
+		}
+	}
+}
