@@ -334,7 +334,7 @@ func (d *detector) check(now time.Time, emit detectors.Emit) {
 		return
 	}
 	d.idleUntil = now.Add(detectors.NoDeadline)
-	for _, v := range d.divisions.Values() {
+	for _, v := range d.divisions.All() { // dropStale deletes only v
 		switch {
 		case !v.emitted && d.confirmed(v, now):
 			d.emit(v, now, detectors.Firing, "", emit)
