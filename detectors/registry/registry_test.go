@@ -12,6 +12,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/detectortest"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/site"
 )
 
 // packageDir returns the directory of the package that defines reg.New.
@@ -94,4 +95,19 @@ func TestDocsDeclareVersions(t *testing.T) {
 // Bundles with several defects at once, run through every detector.
 func TestMultiDefectBundles(t *testing.T) {
 	detectortest.RunAll(t, All(), "testdata")
+}
+
+// Every detector tells the engine its next deadline: one that does not makes
+// the engine call every detector at every second of event time.
+func TestEveryDetectorIsASleeper(t *testing.T) {
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	for _, reg := range All() {
+		d, err := reg.New(env)
+		if err != nil {
+			t.Fatalf("%s: %v", reg.Doc.Name, err)
+		}
+		if _, ok := d.(detectors.Sleeper); !ok {
+			t.Errorf("%s does not implement detectors.Sleeper", reg.Doc.Name)
+		}
+	}
 }
