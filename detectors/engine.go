@@ -238,11 +238,11 @@ func (e *Engine) quiet() time.Time {
 	if e.opt.EveryTick || e.gens != e.env.generations() {
 		return time.Time{}
 	}
+	if e.expiry.IsZero() {
+		return time.Time{} // unknown until the next sweep
+	}
 	// The sweep runs in a later second than the last, past the expiry.
 	q := e.expiry
-	if e.expiry.IsZero() {
-		return q
-	}
 	if next := e.swept.Truncate(time.Second).Add(time.Second - time.Nanosecond); next.After(q) {
 		q = next
 	}

@@ -202,10 +202,7 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 // when it can), nil when it does not match.
 func (c *Catalogue) match(ei int, msg string, buf []int) []int {
 	if m := c.literal[ei]; m != nil {
-		if idx, found, ok := m.find(msg, buf); ok {
-			if !found {
-				return nil
-			}
+		if idx, ok := m.find(msg, buf); ok {
 			return idx
 		}
 	}

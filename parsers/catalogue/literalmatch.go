@@ -166,10 +166,10 @@ type matchState struct {
 	bail  bool // the regular expression must answer
 }
 
-// find appends the submatch indexes of the leftmost match of s to dst, as
-// regexp's FindStringSubmatchIndex returns them; match is false when there
-// is none, and ok false when the regular expression must answer instead.
-func (m *literalMatcher) find(s string, dst []int) (idx []int, match, ok bool) {
+// find appends the submatch indexes of the leftmost match of s to dst and
+// returns them as regexp's FindStringSubmatchIndex does (nil: no match); ok
+// is false when the regular expression must answer instead.
+func (m *literalMatcher) find(s string, dst []int) (idx []int, ok bool) {
 	st := matchState{m: m, s: s, steps: 64*len(s) + 1024}
 	for range 2 * m.groups {
 		dst = append(dst, -1)
@@ -186,17 +186,17 @@ func (m *literalMatcher) find(s string, dst []int) (idx []int, match, ok bool) {
 		}
 		if st.at(start, 0) {
 			st.idx[0] = start
-			return dst, true, true
+			return dst, true
 		}
 		if st.bail {
-			return dst, false, false
+			return nil, false
 		}
 		if m.anchored {
 			break
 		}
 		from = start + 1
 	}
-	return dst, false, true
+	return nil, true
 }
 
 // at matches the items from k on at s[pos:].
