@@ -177,7 +177,7 @@ func (w *walker) visitTar(n node, br *bufio.Reader, depth int) {
 		ep = n.path + "!/" + name
 		switch hdr.Typeflag {
 		case tar.TypeReg, tar.TypeGNUSparse:
-			child := node{path: ep, class: n.class + "!/" + name, name: path.Base(name), size: hdr.Size, mod: hdr.ModTime}
+			child := node{path: ep, class: n.class + "!/" + name, name: path.Base(name), size: hdr.Size, mod: hdr.ModTime, rank: n.rank}
 			er := &entryReader{r: tr}
 			w.visitStream(child, er, nil, depth+1)
 			if er.err != nil { // the archive cannot be read further
@@ -254,7 +254,7 @@ func (w *walker) visitZip(n node, br *bufio.Reader, ra *sizedReaderAt, depth int
 			}
 			continue
 		}
-		child := node{path: ep, class: n.class + "!/" + name, name: path.Base(name), size: int64(zf.CompressedSize64), mod: zf.Modified}
+		child := node{path: ep, class: n.class + "!/" + name, name: path.Base(name), size: int64(zf.CompressedSize64), mod: zf.Modified, rank: n.rank}
 		rr := &ratioReader{r: rc, in: func() int64 { return cra.n }, max: w.opt.MaxRatio, what: "zip member " + name, wrap: zipError}
 		w.visitStream(child, rr, nil, depth+1)
 		rc.Close()

@@ -35,6 +35,13 @@ type File struct {
 	Host      string            // from the file name or directory (may be "")
 	Component parsers.Component // from the file name or directory (may be "")
 	Kind      parsers.Kind      // log, out, audit, container, prom, config, or "" unknown
+	// Next is set in a walk ordered by time (Options.FirstTime) for a file
+	// on disk whose start told a time: no file on disk visited after it
+	// starts earlier. Zero when unknown (inside archives, the last file).
+	Next time.Time
+	// Rank is the place of its file on disk in name order, in a walk
+	// ordered by time (files inside an archive share their archive's).
+	Rank int
 }
 
 // Options bounds what a walk reads. Zero values take the defaults.
@@ -51,6 +58,11 @@ type Options struct {
 	// MaxTotalBytes caps the decompressed bytes handed to the callback in
 	// one walk (default 1 TiB). Reaching it ends the walk with a Problem.
 	MaxTotalBytes int64
+	// FirstTime, when set, orders the files on disk by time: it returns the
+	// time of the first record in head, the start of a file (decompressed),
+	// or zero when it finds none. Files without one are visited first, in
+	// name order, then the others from the earliest start.
+	FirstTime func(f File, head []byte) time.Time
 }
 
 // Defaults of Options.
@@ -94,7 +106,7 @@ func Walk(ctx context.Context, inputs []string, opt Options, fn func(f File, r i
 		return nil, errors.New("bundle: nil callback")
 	}
 	w := &walker{ctx: ctx, opt: opt, fn: fn, bufs: &buffers{}}
-	w.walkInputs(inputs)
+	w.walkInputs(inputs, 1)
 	return w.problems, ctx.Err()
 }
 
@@ -124,6 +136,7 @@ type walker struct {
 	stopped  bool      // MaxTotalBytes reached
 	par      *parallel // in a WalkParallel: files on disk are dispatched
 	bufs     *buffers  // shared by the walkers of one walk
+	listed   []listed  // files on disk found, in a walk ordered by time
 }
 
 // node is a file or archive entry about to be visited.
@@ -133,6 +146,8 @@ type node struct {
 	name  string
 	size  int64
 	mod   time.Time
+	next  time.Time // File.Next
+	rank  int       // File.Rank
 }
 
 func (w *walker) done() bool {
@@ -227,7 +242,7 @@ func (w *walker) deliver(n node, br *bufio.Reader) {
 		limit, byTotal = rem, true
 	}
 	host, comp, kind := Classify(n.class)
-	f := File{Path: n.path, Name: n.name, Size: n.size, ModTime: n.mod, Host: host, Component: comp, Kind: kind}
+	f := File{Path: n.path, Name: n.name, Size: n.size, ModTime: n.mod, Host: host, Component: comp, Kind: kind, Next: n.next, Rank: n.rank}
 	fr := &fileReader{ctx: w.ctx, br: br, left: limit}
 	err := w.fn(f, fr)
 	w.total += fr.n

@@ -9,13 +9,17 @@ import (
 	"strings"
 )
 
-// walkInputs visits the inputs until the walk is done.
-func (w *walker) walkInputs(inputs []string) {
+// walkInputs visits the inputs until the walk is done; workers read the
+// starts of files at once in a walk ordered by time.
+func (w *walker) walkInputs(inputs []string, workers int) {
 	for _, in := range inputs {
 		if w.done() {
 			return
 		}
 		w.walkInput(in)
+	}
+	if w.opt.FirstTime != nil {
+		w.walkListed(workers)
 	}
 }
 
@@ -92,25 +96,33 @@ func (w *walker) symlink(p, root string) {
 	w.problem(p, "symbolic link to "+target+", outside the input: skipped (name the target as an input to read it)")
 }
 
-// file visits a file on disk, or dispatches it in a WalkParallel.
+// file visits a file on disk, or lists it in a walk ordered by time.
 func (w *walker) file(p, class string, fi fs.FileInfo) {
-	if w.par != nil {
-		w.par.dispatch(p, class, fi)
+	if w.opt.FirstTime != nil {
+		w.listed = append(w.listed, listed{path: p, class: class, fi: fi})
 		return
 	}
-	w.visitPath(p, class, fi)
+	w.visitFile(node{path: p, class: class, name: fi.Name(), size: fi.Size(), mod: fi.ModTime()})
+}
+
+// visitFile visits a file on disk, or dispatches it in a WalkParallel.
+func (w *walker) visitFile(n node) {
+	if w.par != nil {
+		w.par.dispatch(n)
+		return
+	}
+	w.visitPath(n)
 }
 
 // visitPath opens a file on disk and visits its content.
-func (w *walker) visitPath(p, class string, fi fs.FileInfo) {
-	f, err := os.Open(p)
+func (w *walker) visitPath(n node) {
+	f, err := os.Open(n.path)
 	if err != nil {
-		w.problem(p, openError("file", err))
+		w.problem(n.path, openError("file", err))
 		return
 	}
 	defer f.Close()
-	n := node{path: p, class: class, name: fi.Name(), size: fi.Size(), mod: fi.ModTime()}
-	w.visitStream(n, f, &sizedReaderAt{r: f, size: fi.Size()}, 0)
+	w.visitStream(n, f, &sizedReaderAt{r: f, size: n.size}, 0)
 }
 
 func openError(what string, err error) string {

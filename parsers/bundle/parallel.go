@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"sync/atomic"
 )
 
@@ -44,9 +43,9 @@ func WalkParallel(ctx context.Context, inputs []string, opt Options, workers int
 	workers = max(workers, 1)
 	w := &walker{ctx: ctx, opt: opt, bufs: &buffers{}}
 	par := &parallel{w: w, visit: visit, end: end, slots: make(chan struct{}, workers),
-		window: make(chan struct{}, 4*workers), last: closed()}
+		window: make(chan struct{}, 16*workers), last: closed()}
 	w.par = par
-	w.walkInputs(inputs)
+	w.walkInputs(inputs, workers)
 	<-par.last // every file on disk done
 	w.par = nil
 	return w.problems, ctx.Err()
@@ -91,7 +90,7 @@ func (par *parallel) nextTurn() *Turn {
 // dispatch visits a file on disk on a goroutine of its own once a worker is
 // free. It has a walker of its own, whose problems and bytes join the walk's
 // in turn.
-func (par *parallel) dispatch(p, class string, fi fs.FileInfo) {
+func (par *parallel) dispatch(n node) {
 	par.window <- struct{}{}
 	par.slots <- struct{}{}
 	t := par.nextTurn()
@@ -100,12 +99,12 @@ func (par *parallel) dispatch(p, class string, fi fs.FileInfo) {
 		defer close(t.done)
 		sub := &walker{ctx: par.w.ctx, opt: par.w.opt, bufs: par.w.bufs}
 		sub.fn = func(f File, r io.Reader) error { return par.visit(t, f, r) }
-		sub.visitPath(p, class, fi)
+		sub.visitPath(n)
 		<-par.slots
 		t.Wait()
 		if !par.stopped.Load() {
 			par.end(t)
-			par.join(p, sub)
+			par.join(n.path, sub)
 		}
 	}()
 }

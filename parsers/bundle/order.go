@@ -1,0 +1,130 @@
+package bundle
+
+import (
+	"bufio"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// A walk ordered by time (Options.FirstTime) lists the files on disk of
+// all inputs first and reads the first bytes of each (decompressed when it
+// is a gzip stream of one file). It visits the files whose start tells no
+// time first, in name order, then the others by the time of their first
+// record, and tells each of those the first time of the next (File.Next)
+// and every file its place in name order (File.Rank).
+// A source that orders records by time (package stream) can then hand on
+// what precedes the next file while the walk goes on, instead of holding
+// everything to its end: rotated logs cover one span of time each.
+
+// headBytes is how much of a file's start FirstTime is shown.
+const headBytes = 16 << 10
+
+// listed is a file on disk found by a walk ordered by time.
+type listed struct {
+	path, class string
+	fi          fs.FileInfo
+	first       time.Time // zero: its start told no time
+	rank        int       // place in name order
+}
+
+// walkListed visits the files listed, ordered by time, with workers
+// reading their starts at once.
+func (w *walker) walkListed(workers int) {
+	files := w.listed
+	w.listed = nil
+	for i := range files {
+		files[i].rank = i
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(workers, 1) {
+		wg.Go(func() {
+			h := &header{br: bufio.NewReaderSize(nil, sniffBytes), buf: make([]byte, headBytes)}
+			for i := range next {
+				files[i].first = w.firstTime(h, files[i])
+			}
+		})
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	slices.SortStableFunc(files, func(a, b listed) int {
+		switch {
+		case a.first.IsZero() || b.first.IsZero():
+			return boolOrder(b.first.IsZero(), a.first.IsZero())
+		default:
+			return a.first.Compare(b.first)
+		}
+	})
+	for i, l := range files {
+		if w.done() {
+			return
+		}
+		n := node{path: l.path, class: l.class, name: l.fi.Name(), size: l.fi.Size(), mod: l.fi.ModTime(), rank: l.rank}
+		if !l.first.IsZero() && i+1 < len(files) {
+			n.next = files[i+1].first
+		}
+		w.visitFile(n)
+	}
+}
+
+// boolOrder orders false before true.
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// header holds one reader's buffers for the starts of files.
+type header struct {
+	br  *bufio.Reader
+	zr  *gzip.Reader
+	buf []byte
+}
+
+// firstTime returns the time Options.FirstTime finds at the start of a
+// file on disk, or zero: when it is not text, nor a gzip stream of text,
+// or cannot be read (its visit says why).
+func (w *walker) firstTime(h *header, l listed) time.Time {
+	f, err := os.Open(l.path)
+	if err != nil {
+		return time.Time{}
+	}
+	defer f.Close()
+	h.br.Reset(f)
+	var r io.Reader = h.br
+	head, _ := h.br.Peek(sniffBytes)
+	switch sniff(head).name {
+	case "":
+	case "gzip":
+		if h.zr == nil {
+			h.zr = new(gzip.Reader)
+		}
+		if h.zr.Reset(h.br) != nil {
+			return time.Time{}
+		}
+		r = h.zr
+	default:
+		return time.Time{}
+	}
+	n, _ := io.ReadFull(r, h.buf)
+	head = h.buf[:n]
+	if sniff(head).name != "" {
+		return time.Time{} // an archive, or not text
+	}
+	host, comp, kind := Classify(l.class)
+	return w.opt.FirstTime(File{Path: l.path, Name: l.fi.Name(), Size: l.fi.Size(), ModTime: l.fi.ModTime(),
+		Host: host, Component: comp, Kind: kind}, head)
+}

@@ -1,0 +1,69 @@
+package bundle
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/parsers/log4j"
+)
+
+// firstRecordTime is a FirstTime: the time of the first record of head.
+func firstRecordTime(_ File, head []byte) time.Time {
+	sc := log4j.NewScanner(bytes.NewReader(head), log4j.Options{})
+	if sc.Next() {
+		return sc.Record().Time
+	}
+	return time.Time{}
+}
+
+// A walk ordered by time visits the files on disk whose start tells no time
+// first (archives, settings, text without a time), in name order, then the
+// others by the time of their first record (gzip decompressed; ties in
+// name order), by one worker and by several; each tells the next one's
+// start and its place in name order.
+func TestWalkOrderedByTime(t *testing.T) {
+	dir := t.TempDir()
+	earlier := strings.Replace(scmLine, "10:21:01,114", "10:00:00,000", 1)
+	writeFile(t, filepath.Join(dir, "a", "old.log.gz"), gz(t, []byte(earlier)))
+	writeFile(t, filepath.Join(dir, "a", "x.log"), []byte(scmLine))
+	writeFile(t, filepath.Join(dir, "b", "same.log"), []byte(scmLine+earlier))
+	writeFile(t, filepath.Join(dir, "c", "ozone-site.xml"), []byte("<configuration></configuration>\n"))
+	writeFile(t, filepath.Join(dir, "d", "bundle.tar.gz"), gz(t, tarBytes(t, entry{name: "scm.log", body: earlier})))
+	writeFile(t, filepath.Join(dir, "e", "notes.txt"), []byte("no time here\n"))
+	res := walk(t, Options{FirstTime: firstRecordTime}, dir)
+	res.wantNoProblems(t)
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	wantOrder := []string{p("c/ozone-site.xml"), p("d/bundle.tar.gz") + "!/scm.log", p("e/notes.txt"),
+		p("a/old.log.gz"), p("a/x.log"), p("b/same.log")}
+	if !slices.Equal(res.order, wantOrder) {
+		t.Fatalf("order %q\nwant %q", res.order, wantOrder)
+	}
+	at := func(s string) time.Time {
+		ts, _ := time.Parse("15:04:05.000", s)
+		return time.Date(2026, 8, 23, ts.Hour(), ts.Minute(), ts.Second(), ts.Nanosecond(), time.UTC)
+	}
+	for path, want := range map[string]struct {
+		next time.Time
+		rank int
+	}{
+		p("a/old.log.gz"):                  {at("10:21:01.114"), 0},
+		p("a/x.log"):                       {at("10:21:01.114"), 1},
+		p("b/same.log"):                    {time.Time{}, 2}, // the last
+		p("c/ozone-site.xml"):              {time.Time{}, 3},
+		p("d/bundle.tar.gz") + "!/scm.log": {time.Time{}, 4},
+		p("e/notes.txt"):                   {time.Time{}, 5},
+	} {
+		if f := res.files[path]; !f.Next.Equal(want.next) || f.Rank != want.rank {
+			t.Errorf("%s: next %v rank %d, want %v %d", path, f.Next, f.Rank, want.next, want.rank)
+		}
+	}
+	// Without FirstTime: name order, no ranks.
+	plain := walk(t, Options{}, dir)
+	if plain.order[0] != p("a/old.log.gz") || plain.files[p("e/notes.txt")].Rank != 0 {
+		t.Fatalf("walk by name: order %q", plain.order)
+	}
+}
