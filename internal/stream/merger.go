@@ -47,8 +47,10 @@ type Options struct {
 // signal older than the lowest watermark of the open streams minus the
 // allowed lateness, untimed signals first. A closed stream holds nothing
 // back; Hold keeps everything back while a source may still open streams
-// with old records (a bundle being walked). Clock offsets learned from the
-// stream are applied as signals leave, so the order is the corrected one.
+// with old records (a bundle being walked), HoldUntil what a source that
+// opens its streams in time order (a bundle walked by time) may still
+// precede. Clock offsets learned from the stream are applied as signals
+// leave, so the order is the corrected one.
 type Merger struct {
 	opt     Options             `state:"-"` // given anew on restore
 	streams map[ID]*streamState // open streams; a closed one is forgotten
@@ -60,10 +62,19 @@ type Merger struct {
 	offsets []ClockOffset
 	shift   map[string]time.Duration // applied offsets by host
 	held    int
-	seq     uint64
-	clock   time.Time // newest event time released
-	stats   Stats
-	spill   *spiller `state:"-"` // nil without a spill budget
+	// until bounds a Hold (HoldUntil): what precedes it may leave. Zero:
+	// nothing timed leaves while held.
+	until time.Time `state:"-"`
+	rank  int32     `state:"-"` // of the streams opened from now on (Rank)
+	// overtaken counts what arrived after a signal it precedes had left,
+	// and ahead holds the largest clock offset ever applied by host (see
+	// Overtaken).
+	overtaken int64                    `state:"-"`
+	ahead     map[string]time.Duration `state:"-"`
+	seq       uint64
+	clock     time.Time // newest event time released
+	stats     Stats
+	spill     *spiller `state:"-"` // nil without a spill budget
 	// unordered tells that the queue is not a heap yet: signals pushed
 	// while held are appended.
 	unordered bool `state:"-"`
@@ -81,6 +92,8 @@ type streamState struct {
 	component parsers.Component
 	newest    time.Time // newest event time pushed (the stream's own clock)
 	lastPush  time.Time // wall time of the newest push
+	left      int64     `state:"-"` // signals that had left the Merger when it opened
+	rank      int32     `state:"-"`
 }
 
 type item struct {
@@ -89,11 +102,13 @@ type item struct {
 	stream ID
 	seq    uint64
 	run    int32 `state:"-"` // 1 + the spilled run it heads, or 0
+	rank   int32 `state:"-"` // its stream's
 }
 
 // NewMerger returns an empty Merger.
 func NewMerger(opt Options) *Merger {
-	m := &Merger{opt: opt, skew: NewSkew(), shift: map[string]time.Duration{}, streams: map[ID]*streamState{}}
+	m := &Merger{opt: opt, skew: NewSkew(), shift: map[string]time.Duration{}, ahead: map[string]time.Duration{},
+		streams: map[ID]*streamState{}}
 	if opt.SpillBudget > 0 {
 		m.spill = &spiller{budget: opt.SpillBudget, dir: opt.SpillDir}
 	}
@@ -108,14 +123,43 @@ func (m *Merger) Hold() { m.held++ }
 func (m *Merger) Unhold() {
 	if m.held > 0 {
 		m.held--
+		m.until = time.Time{}
 	}
 }
+
+// HoldUntil lets a held Merger release the signals that precede t minus the
+// lateness (and that no open stream may precede): the source that holds it
+// opens its streams in time order, and none it has yet to open starts
+// before t. t only grows.
+func (m *Merger) HoldUntil(t time.Time) {
+	if m.held > 0 && t.After(m.until) {
+		m.until = t
+	}
+}
+
+// Rank places the streams opened from now on among the signals of one
+// time before those of a higher rank, whatever the order they are opened
+// in: a bundle walked by time ranks its files on disk by name, so that
+// ties between files break as a walk by name breaks them.
+func (m *Merger) Rank(r int) { m.rank = int32(r) }
+
+// frozen tells that nothing timed may leave: held without a bound.
+func (m *Merger) frozen() bool { return m.held > 0 && m.until.IsZero() }
+
+// Overtaken counts the signals that came after one they precede had left
+// (or the relabelling of a stream after signals had left since it opened,
+// or an untimed signal after a timed one had left): a held Merger whose
+// source released it with HoldUntil then handed on another order than it
+// would have holding everything to the end. Clock offsets count at the
+// largest ever applied to their host, so the count errs on the side of
+// saying so.
+func (m *Merger) Overtaken() int64 { return m.overtaken }
 
 // Open starts a stream of the signals of host's comp at wall time now.
 func (m *Merger) Open(host string, comp parsers.Component, now time.Time) ID {
 	id := m.nextID
 	m.nextID++
-	m.streams[id] = &streamState{host: host, component: comp, lastPush: now}
+	m.streams[id] = &streamState{host: host, component: comp, lastPush: now, left: m.stats.Released + m.stats.Filtered, rank: m.rank}
 	m.noteComponent(comp)
 	return id
 }
@@ -138,6 +182,9 @@ func (m *Merger) Close(id ID) { delete(m.streams, id) }
 // to its signals not released yet that carried the stream's former ones.
 func (m *Merger) Relabel(id ID, host string, comp parsers.Component) {
 	st := m.streams[id]
+	if m.stats.Released+m.stats.Filtered > st.left {
+		m.overtaken++
+	}
 	oldHost, oldComp := st.host, st.component
 	st.host, st.component = host, comp
 	m.noteComponent(comp)
@@ -160,8 +207,14 @@ func (m *Merger) Relabel(id ID, host string, comp parsers.Component) {
 // Push adds one signal of stream id at wall time now (zero in batch runs).
 func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
 	if s.Time.IsZero() {
+		if !m.clock.IsZero() {
+			m.overtaken++
+		}
 		m.untimed = append(m.untimed, s)
 		return
+	}
+	if !m.clock.IsZero() && !s.Time.Add(-m.ahead[s.Host]).After(m.clock) {
+		m.overtaken++
 	}
 	st := m.streams[id]
 	if s.Time.After(st.newest) {
@@ -171,14 +224,14 @@ func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
 		st.lastPush = now
 	}
 	m.seq++
-	m.enqueue(item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: id, seq: m.seq})
+	m.enqueue(item{sig: s, at: s.Time.Add(-m.shift[s.Host]), stream: id, seq: m.seq, rank: st.rank})
 	m.pushed(&s)
 }
 
-// enqueue queues it. Nothing timed leaves a held merger, so it keeps no heap
-// until it may (Release): it appends.
+// enqueue queues it. Nothing timed leaves a frozen merger, so it keeps no
+// heap until it may (Release): it appends.
 func (m *Merger) enqueue(it item) {
-	if m.held > 0 || m.unordered {
+	if m.frozen() || m.unordered {
 		m.queue = append(m.queue, it)
 		m.unordered = true
 		return
@@ -211,7 +264,7 @@ func (m *Merger) Progress(id ID, t, now time.Time) {
 // with their next signal) still passes its detectors' deadlines.
 func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time {
 	m.releaseUntimed(emit)
-	if m.held > 0 {
+	if m.frozen() {
 		return time.Time{}
 	}
 	if m.unordered {
@@ -242,7 +295,7 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 
 // Drain hands on everything queued: every source reached its end.
 func (m *Merger) Drain(emit func(*catalogue.Signal)) {
-	m.held = 0
+	m.held, m.until = 0, time.Time{}
 	clear(m.streams)
 	m.Release(time.Time{}, emit)
 }
@@ -265,6 +318,9 @@ func (m *Merger) watermark(now time.Time) (time.Time, bool) {
 		if !bounded || w.Before(low) {
 			low, bounded = w, true
 		}
+	}
+	if m.held > 0 && (!bounded || m.until.Before(low)) {
+		low, bounded = m.until, true
 	}
 	if !bounded {
 		return time.Time{}, false
@@ -324,6 +380,11 @@ func (m *Merger) refreshOffsets() bool {
 		return false
 	}
 	m.shift = shift
+	for h, d := range shift {
+		if d > m.ahead[h] {
+			m.ahead[h] = d
+		}
+	}
 	for i := range m.queue {
 		it := &m.queue[i]
 		it.at = it.sig.Time.Add(-shift[it.sig.Host])
@@ -352,9 +413,9 @@ func (m *Merger) Snapshot() ([]byte, error) {
 }
 
 // reorder makes the queue a heap again, or leaves that to the next
-// Release while held.
+// Release while frozen.
 func (m *Merger) reorder() {
-	if m.held > 0 {
+	if m.frozen() {
 		m.unordered = true
 		return
 	}
@@ -455,10 +516,13 @@ func (q queue) down(i int) {
 	q[i] = x
 }
 
-// compareItems orders items by event time, stream and arrival.
+// compareItems orders items by event time, rank, stream and arrival.
 func compareItems(a, b *item) int {
 	if c := a.at.Compare(b.at); c != 0 {
 		return c
+	}
+	if a.rank != b.rank {
+		return cmp.Compare(a.rank, b.rank)
 	}
 	if a.stream != b.stream {
 		return cmp.Compare(a.stream, b.stream)

@@ -16,8 +16,8 @@ import (
 // The spill file holds queued items as length-prefixed records of
 // catalogue.Signal's fields in declaration order (varints, length-prefixed
 // strings, lists and maps counted with 0 for nil), the time as seconds,
-// nanoseconds and an index into the spiller's zones, then the item's stream
-// and arrival and the spill that wrote it. TestSpillCodecRoundTrip fills
+// nanoseconds and an index into the spiller's zones, then the item's stream,
+// rank and arrival and the spill that wrote it. TestSpillCodecRoundTrip fills
 // every field of Signal, so a field added there and not here fails it.
 
 // appendItem appends the record of it to b.
@@ -70,6 +70,7 @@ func appendItem(b []byte, it *item, zone, spill int) []byte {
 	b = appendString(b, s.Metric)
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.Value))
 	b = binary.AppendVarint(b, int64(it.stream))
+	b = binary.AppendVarint(b, int64(it.rank))
 	b = binary.AppendUvarint(b, it.seq)
 	b = binary.AppendUvarint(b, uint64(spill))
 	binary.LittleEndian.PutUint32(b[start:], uint32(len(b)-start-4))
@@ -155,6 +156,7 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, it *item) (s
 	s.Metric = d.string()
 	s.Value = math.Float64frombits(d.uint64())
 	it.stream = ID(d.varint())
+	it.rank = int32(d.varint())
 	it.seq = d.uvarint()
 	spill = int(d.uvarint())
 	if d.err == nil && len(d.b) != 0 {
