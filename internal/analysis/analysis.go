@@ -8,6 +8,8 @@
 package analysis
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,6 +28,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/log4j"
 	"github.com/ozdoctor/ozdoctor/parsers/prom"
 	"github.com/ozdoctor/ozdoctor/parsers/site"
 )
@@ -55,6 +58,10 @@ type Options struct {
 	// Workers is how many files on disk a bundle run reads at once (0:
 	// one per core). The report is the same for any number.
 	Workers int
+	// HoldAll makes a bundle run hold every signal until its walk ends
+	// instead of handing on what precedes the next file (Run): the order
+	// that early release must give, for tests.
+	HoldAll bool
 	Engine  detectors.EngineOptions
 	// Subscribe, if set, receives every alert transition as it happens.
 	Subscribe func(detectors.Transition)
@@ -78,36 +85,121 @@ type Result struct {
 
 // Run analyses the inputs: the bundle walker is the source, every file's
 // records become signals (stream.Recognizer), the signals of all files are
-// ordered by event time (stream.Merger, held until the walk ends: a later
-// file may hold older records) and the engine runs the detectors on them.
-// Batch analysis is the streaming pipeline whose sources all reached their
-// end.
+// ordered by event time (stream.Merger) and the engine runs the detectors
+// on them. Batch analysis is the streaming pipeline whose sources all
+// reached their end.
+//
+// The files on disk are read in the order of their first records
+// (bundle.Options.FirstTime), and the Merger hands on what precedes the
+// next file's first record as soon as a file is read: the detectors run
+// while the walk goes on, and memory holds the signals of one span of time
+// instead of all. The order is then the one holding every signal to the
+// end of the walk would give, unless a file holds records older than a
+// file before it (by more than the lateness): the Merger counts those
+// (Overtaken), and the run is done again holding everything, so that the
+// report is the ordered one either way (coverage.stream.overtaken says
+// so).
 func Run(ctx context.Context, opt Options) (*Result, error) {
+	if opt.HoldAll {
+		res, _, err := run(ctx, opt, true)
+		return res, err
+	}
+	var sent []detectors.Transition
+	first := opt
+	if opt.Subscribe != nil { // told once the order is known to hold
+		first.Subscribe = func(tr detectors.Transition) { sent = append(sent, tr) }
+	}
+	res, walk, err := run(ctx, first, false)
+	if walk.overtaken > 0 {
+		res, _, err = run(ctx, opt, true)
+		if res != nil {
+			res.Coverage.Stream.Overtaken = walk.overtaken
+		}
+		return res, err
+	}
+	if opt.Subscribe != nil {
+		for _, tr := range sent {
+			opt.Subscribe(tr)
+		}
+	}
+	return res, err
+}
+
+// walkStats say how a walk of Run handed signals on.
+type walkStats struct {
+	released  int64 // before the walk ended
+	overtaken int64 // Merger.Overtaken: the run was stopped
+}
+
+// run is one walk of Run, holding every signal to its end if held, else
+// stopping at the first overtaken signal.
+func run(ctx context.Context, opt Options, held bool) (*Result, walkStats, error) {
+	var walk walkStats
 	p, err := NewPipeline(opt)
 	if err != nil {
-		return nil, err
+		return nil, walk, err
 	}
+	walkCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p.held, p.overtaken = held, cancel
 	p.merger.Hold()
 	var problems []bundle.Problem
 	if workers := p.workers(); workers > 1 {
-		problems, err = p.walkParallel(ctx, workers)
+		problems, err = p.walkParallel(walkCtx, workers)
 	} else {
-		problems, err = bundle.Walk(ctx, opt.Inputs, opt.Bundle, p.file)
+		problems, err = bundle.Walk(walkCtx, opt.Inputs, p.bundleOptions(), p.file)
+	}
+	walk.released, walk.overtaken = p.merger.Stats().Released, p.merger.Overtaken()
+	if walk.overtaken > 0 && ctx.Err() == nil {
+		p.merger.Discard()
+		return nil, walk, nil
 	}
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err != nil {
 		p.merger.Discard()
-		return nil, err
+		return nil, walk, err
 	}
 	p.merger.Unhold()
 	p.cov.Skipped = append(p.cov.Skipped, problems...)
 	if len(p.cov.Files) == 0 {
 		p.cov.Skipped = nonNil(p.cov.Skipped)
-		return &Result{Findings: []detectors.Finding{}, Coverage: p.finishCoverage()}, ErrNoInput
+		return &Result{Findings: []detectors.Finding{}, Coverage: p.finishCoverage()}, walk, ErrNoInput
 	}
-	return p.Finish(), nil
+	return p.Finish(), walk, nil
+}
+
+// bundleOptions are the walk's: the files on disk ordered by the time of
+// their first record.
+func (p *Pipeline) bundleOptions() bundle.Options {
+	o := p.opt.Bundle
+	o.FirstTime = p.firstTime
+	return o
+}
+
+// firstTime returns the time of the first record in head, the start of f,
+// or zero for files whose records may have none (.out files, whose lines
+// are untimed records, settings, /prom snapshots).
+func (p *Pipeline) firstTime(f bundle.File, head []byte) time.Time {
+	switch f.Kind {
+	case parsers.KindOut, parsers.KindProm, parsers.KindConfig:
+		return time.Time{}
+	}
+	opt := log4j.Options{Location: p.zone(f.Host), Kind: f.Kind}
+	sc, _ := p.heads.Get().(*log4j.Scanner)
+	if sc == nil {
+		sc = log4j.NewScanner(bytes.NewReader(head), opt)
+	} else {
+		sc.Reset(bytes.NewReader(head), opt)
+	}
+	defer p.heads.Put(sc)
+	for sc.Next() {
+		if t := sc.Record().Time; !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
 }
 
 func (p *Pipeline) workers() int {
@@ -130,6 +222,9 @@ type Pipeline struct {
 	collector detectors.Collector
 	metrics   map[string]bool // the /prom metrics detectors read
 	cov       Coverage
+	held      bool         // a bundle run holds every signal to the end of its walk
+	overtaken func()       // ends a bundle run's walk whose order did not hold
+	heads     sync.Pool    // *log4j.Scanner of the starts of files (firstTime)
 	bytes     atomic.Int64 // read so far, by all workers
 	// filesDone and progressMu serve Options.Progress, which workers call.
 	filesDone  atomic.Int64
@@ -303,8 +398,9 @@ func (p *Pipeline) drain() {
 
 // file reads one file of the bundle into the pipeline.
 func (p *Pipeline) file(f bundle.File, rd io.Reader) error {
+	p.rank(f.Rank)
 	fc, err := p.read(f, rd, p.recog, p.target)
-	p.commit(fc)
+	p.commit(fc, f.Next)
 	return err
 }
 
@@ -312,7 +408,7 @@ func (p *Pipeline) file(f bundle.File, rd io.Reader) error {
 // its coverage.
 func (p *Pipeline) read(f bundle.File, rd io.Reader, recog *stream.Recognizer, target stream.Streams) (FileCoverage, error) {
 	cr := &countingReader{r: rd, p: p, path: f.Path}
-	fc := FileCoverage{Path: f.Path, Host: f.Host, Component: string(f.Component), Kind: string(f.Kind)}
+	fc := FileCoverage{Path: f.Path, Host: f.Host, Component: string(f.Component), Kind: string(f.Kind), rank: f.Rank}
 	var err error
 	switch f.Kind {
 	case parsers.KindConfig:
@@ -338,12 +434,28 @@ func (p *Pipeline) read(f bundle.File, rd io.Reader, recog *stream.Recognizer, t
 	return fc, err
 }
 
-// commit adds a file read to the run's coverage and hands on what is due.
-func (p *Pipeline) commit(fc FileCoverage) {
+// rank places the streams of the files read next among the signals of one
+// time (bundle.File.Rank).
+func (p *Pipeline) rank(r int) {
+	p.merger.Rank(r)
+	if rec, ok := p.target.(*Recording); ok {
+		rec.rank = r
+	}
+}
+
+// commit adds a file read to the run's coverage and hands on what is due:
+// no file after it starts before next (zero: unknown).
+func (p *Pipeline) commit(fc FileCoverage, next time.Time) {
 	p.cov.Files = append(p.cov.Files, fc)
 	p.filesDone.Add(1)
 	p.progress(fc.Path)
+	if !next.IsZero() && !p.held {
+		p.merger.HoldUntil(next)
+	}
 	p.Release(time.Time{})
+	if p.overtaken != nil && p.merger.Overtaken() > 0 {
+		p.overtaken()
+	}
 }
 
 func (p *Pipeline) progress(path string) {
@@ -431,6 +543,8 @@ func nonNil[T any](xs []T) []T {
 // had the logs they need, what settings were in force and which clock
 // offsets were applied.
 func (p *Pipeline) finishCoverage() Coverage {
+	// In name order: files on disk are read in the order of their times.
+	slices.SortStableFunc(p.cov.Files, func(a, b FileCoverage) int { return cmp.Compare(a.rank, b.rank) })
 	cov := p.cov
 	cov.Totals.Signals = p.merger.Stats().Released
 	cov.Offsets = p.merger.Offsets()

@@ -52,7 +52,11 @@ type StateCoverage struct {
 
 // StreamCoverage counts what the merger and the engine did with the signals.
 type StreamCoverage struct {
-	Late          int64 `json:"late"`           // signals that arrived after their place in the order had passed
+	Late int64 `json:"late"` // signals that arrived after their place in the order had passed
+	// Overtaken counts the signals of files on disk older than a file
+	// read before theirs (by more than the lateness): the bundle was then
+	// read a second time, holding every signal to the end.
+	Overtaken     int64 `json:"overtaken,omitempty"`
 	Filtered      int64 `json:"filtered"`       // outside --since/--until
 	Transitions   int64 `json:"transitions"`    // alert state changes
 	AlertsExpired int64 `json:"alerts_expired"` // resolved alerts forgotten after the retention
@@ -110,6 +114,7 @@ type FileCoverage struct {
 	First        time.Time `json:"first"`
 	Last         time.Time `json:"last"`
 	Note         string    `json:"note,omitempty"`
+	rank         int       // its file on disk in name order (bundle.File.Rank)
 }
 
 // DetectorCoverage says whether a detector ran, and if not, why.

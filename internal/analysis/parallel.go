@@ -37,11 +37,12 @@ func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Prob
 			tr = &turnRecord{p: p, turn: t, budget: budget}
 			t.Value = tr
 		}
+		tr.do(func() { p.rank(f.Rank) })
 		recog := <-recognizers
 		defer func() { recognizers <- recog }()
 		target := &turnStreams{tr: tr}
 		fc, err := p.read(f, rd, recog, target)
-		tr.do(func() { p.commit(fc) })
+		tr.do(func() { p.commit(fc, f.Next) })
 		return err
 	}
 	end := func(t *bundle.Turn) {
@@ -49,7 +50,7 @@ func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Prob
 			tr.goLive()
 		}
 	}
-	return bundle.WalkParallel(ctx, p.opt.Inputs, p.opt.Bundle, workers, visit, end)
+	return bundle.WalkParallel(ctx, p.opt.Inputs, p.bundleOptions(), workers, visit, end)
 }
 
 // turnRecord is what a file on disk keeps until its turn.

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand"
@@ -21,6 +22,7 @@ import (
 type Recording struct {
 	Streams  []RecordedStream
 	coverage Coverage
+	rank     int // of the streams opened next (Pipeline.rank)
 }
 
 // RecordedStream is one stream's events in the order the Recognizer pushed them.
@@ -28,6 +30,7 @@ type RecordedStream struct {
 	Host      string
 	Component parsers.Component
 	Events    []RecordedEvent
+	rank      int // its file's place in name order
 }
 
 // RecordedEvent is a signal, or a relabelling of the stream when Relabel is set.
@@ -40,7 +43,7 @@ type RecordedEvent struct {
 
 // Open implements stream.Streams.
 func (r *Recording) Open(host string, comp parsers.Component, _ time.Time) stream.ID {
-	r.Streams = append(r.Streams, RecordedStream{Host: host, Component: comp})
+	r.Streams = append(r.Streams, RecordedStream{Host: host, Component: comp, rank: r.rank})
 	return stream.ID(len(r.Streams) - 1)
 }
 
@@ -71,12 +74,15 @@ func Record(ctx context.Context, opt Options) (*Recording, error) {
 	}
 	rec := &Recording{}
 	p.target = rec
-	problems, err := bundle.Walk(ctx, opt.Inputs, opt.Bundle, p.file)
+	problems, err := bundle.Walk(ctx, opt.Inputs, p.bundleOptions(), p.file)
 	if err != nil {
 		return nil, err
 	}
 	p.cov.Skipped = append(p.cov.Skipped, problems...)
 	rec.coverage = p.cov
+	// Files on disk were read in the order of their times; a replay opens
+	// their streams in name order, the order that breaks ties in a batch run.
+	slices.SortStableFunc(rec.Streams, func(a, b RecordedStream) int { return cmp.Compare(a.rank, b.rank) })
 	return rec, nil
 }
 
