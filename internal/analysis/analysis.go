@@ -143,12 +143,15 @@ func run(ctx context.Context, opt Options, held bool) (*Result, walkStats, error
 	defer cancel()
 	p.held, p.overtaken = held, cancel
 	p.merger.Hold()
+	p.observer = p.startObserver()
 	var problems []bundle.Problem
 	if workers := p.workers(); workers > 1 {
 		problems, err = p.walkParallel(walkCtx, workers)
 	} else {
 		problems, err = bundle.Walk(walkCtx, opt.Inputs, p.bundleOptions(), p.file)
 	}
+	p.observer.stop()
+	p.observer = nil
 	walk.released, walk.overtaken = p.merger.Stats().Released, p.merger.Overtaken()
 	if walk.overtaken > 0 && ctx.Err() == nil {
 		p.merger.Discard()
@@ -225,6 +228,7 @@ type Pipeline struct {
 	held      bool         // a bundle run holds every signal to the end of its walk
 	overtaken func()       // ends a bundle run's walk whose order did not hold
 	heads     sync.Pool    // *log4j.Scanner of the starts of files (firstTime)
+	observer  *observer    // a bundle run's while it walks; nil: the engine observes at once
 	bytes     atomic.Int64 // read so far, by all workers
 	// filesDone and progressMu serve Options.Progress, which workers call.
 	filesDone  atomic.Int64
@@ -342,7 +346,11 @@ func (p *Pipeline) Engine() *detectors.Engine { return p.engine }
 // Release hands the signals that are due at wall time now to the engine
 // (zero now: a batch run, where no stream is ever idle).
 func (p *Pipeline) Release(now time.Time) {
-	if w := p.merger.Release(now, p.engine.Observe); !now.IsZero() {
+	observe := p.engine.Observe
+	if p.observer != nil {
+		observe = p.observer.observe
+	}
+	if w := p.merger.Release(now, observe); !now.IsZero() {
 		p.engine.AdvanceTicks(w)
 	}
 }
@@ -373,27 +381,55 @@ func (p *Pipeline) Finish() *Result {
 // runs back and orders them on this goroutine while the detectors run on
 // another.
 func (p *Pipeline) drain() {
-	const batch = 512
-	batches := make(chan []*catalogue.Signal, 4)
-	done := make(chan struct{})
+	o := p.startObserver()
+	p.merger.Drain(o.observe)
+	o.stop()
+}
+
+// observer hands the signals released to the engine on a goroutine of its
+// own, in batches: the detectors run beside the merge (and, in a bundle
+// run, beside the reading of the files).
+type observer struct {
+	batch   []*catalogue.Signal
+	batches chan []*catalogue.Signal
+	done    chan struct{}
+}
+
+const observerBatch = 512
+
+func (p *Pipeline) startObserver() *observer {
+	o := &observer{batch: make([]*catalogue.Signal, 0, observerBatch),
+		batches: make(chan []*catalogue.Signal, 4), done: make(chan struct{})}
 	go func() {
-		defer close(done)
-		for b := range batches {
+		defer close(o.done)
+		for b := range o.batches {
 			for _, s := range b {
 				p.engine.Observe(s)
 			}
 		}
 	}()
-	b := make([]*catalogue.Signal, 0, batch)
-	p.merger.Drain(func(s *catalogue.Signal) {
-		if b = append(b, s); len(b) == batch {
-			batches <- b
-			b = make([]*catalogue.Signal, 0, batch)
-		}
-	})
-	batches <- b
-	close(batches)
-	<-done
+	return o
+}
+
+func (o *observer) observe(s *catalogue.Signal) {
+	if o.batch = append(o.batch, s); len(o.batch) == observerBatch {
+		o.flush()
+	}
+}
+
+// flush hands on the batch begun.
+func (o *observer) flush() {
+	if len(o.batch) > 0 {
+		o.batches <- o.batch
+		o.batch = make([]*catalogue.Signal, 0, observerBatch)
+	}
+}
+
+// stop returns once the engine has observed everything handed on.
+func (o *observer) stop() {
+	o.flush()
+	close(o.batches)
+	<-o.done
 }
 
 // file reads one file of the bundle into the pipeline.
@@ -453,6 +489,9 @@ func (p *Pipeline) commit(fc FileCoverage, next time.Time) {
 		p.merger.HoldUntil(next)
 	}
 	p.Release(time.Time{})
+	if p.observer != nil {
+		p.observer.flush()
+	}
 	if p.overtaken != nil && p.merger.Overtaken() > 0 {
 		p.overtaken()
 	}

@@ -23,7 +23,7 @@ import (
 // everything to its end: rotated logs cover one span of time each.
 
 // headBytes is how much of a file's start FirstTime is shown.
-const headBytes = 16 << 10
+const headBytes = 8 << 10
 
 // listed is a file on disk found by a walk ordered by time.
 type listed struct {
