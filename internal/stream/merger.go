@@ -19,7 +19,7 @@ import (
 
 // ID names one stream of a Merger: a log file, or one service of a
 // docker-compose capture. IDs are given in the order streams are opened,
-// which breaks ties between signals of the same time.
+// which breaks ties between signals of the same time and rank (Rank).
 type ID int
 
 // Options tune a Merger.
