@@ -489,9 +489,6 @@ func (p *Pipeline) commit(fc FileCoverage, next time.Time) {
 		p.merger.HoldUntil(next)
 	}
 	p.Release(time.Time{})
-	if p.observer != nil {
-		p.observer.flush()
-	}
 	if p.overtaken != nil && p.merger.Overtaken() > 0 {
 		p.overtaken()
 	}
