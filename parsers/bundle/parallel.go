@@ -43,7 +43,7 @@ func WalkParallel(ctx context.Context, inputs []string, opt Options, workers int
 	workers = max(workers, 1)
 	w := &walker{ctx: ctx, opt: opt, bufs: &buffers{}}
 	par := &parallel{w: w, visit: visit, end: end, slots: make(chan struct{}, workers),
-		window: make(chan struct{}, 16*workers), last: closed()}
+		window: make(chan struct{}, 4*workers), last: closed()}
 	w.par = par
 	w.walkInputs(inputs, workers)
 	<-par.last // every file on disk done
