@@ -159,14 +159,14 @@ func TestSpillCodecRoundTrip(t *testing.T) {
 	}
 	zones := []*time.Location{time.UTC, berlin}
 	for _, sig := range []catalogue.Signal{s, {Kind: "k", Time: t0, Peers: []string{}, Attrs: map[string]string{}}} {
-		in := item{sig: sig, stream: 7, seq: 1 << 40}
+		in := item{sig: sig, stream: 7, seq: 1 << 40, rank: 12345}
 		zone := slices.Index(zones, sig.Time.Location())
 		b := appendItem(nil, &in, zone, 3)
 		var out item
 		var buf []byte
 		spill, err := readItem(bufio.NewReader(bytes.NewReader(b)), &buf, zones, &out)
-		if err != nil || spill != 3 || out.stream != 7 || out.seq != 1<<40 {
-			t.Fatalf("read back: spill %d, stream %d, seq %d, %v", spill, out.stream, out.seq, err)
+		if err != nil || spill != 3 || out.stream != 7 || out.seq != 1<<40 || out.rank != 12345 {
+			t.Fatalf("read back: spill %d, stream %d, seq %d, rank %d, %v", spill, out.stream, out.seq, out.rank, err)
 		}
 		if !reflect.DeepEqual(out.sig, sig) || out.sig.Time.Location() != sig.Time.Location() {
 			t.Fatalf("read back\n%+v\nwrote\n%+v", out.sig, sig)

@@ -56,14 +56,8 @@ func (w *walker) walkListed(workers int) {
 	}
 	close(next)
 	wg.Wait()
-	slices.SortStableFunc(files, func(a, b listed) int {
-		switch {
-		case a.first.IsZero() || b.first.IsZero():
-			return boolOrder(b.first.IsZero(), a.first.IsZero())
-		default:
-			return a.first.Compare(b.first)
-		}
-	})
+	// The zero time (no time told) sorts before every other.
+	slices.SortStableFunc(files, func(a, b listed) int { return a.first.Compare(b.first) })
 	for i, l := range files {
 		if w.done() {
 			return
@@ -74,17 +68,6 @@ func (w *walker) walkListed(workers int) {
 		}
 		w.visitFile(n)
 	}
-}
-
-// boolOrder orders false before true.
-func boolOrder(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // header holds one reader's buffers for the starts of files.
