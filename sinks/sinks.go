@@ -4,6 +4,8 @@
 package sinks
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -43,13 +45,92 @@ func New(format string, w io.Writer) (Sink, error) {
 type jsonSink struct{ w io.Writer }
 
 // Write emits one JSON document: {"findings": [...], "coverage": {...}}.
-func (s jsonSink) Write(r *Report) error { return encodeJSON(s.w, r) }
+func (s jsonSink) Write(r *Report) error { return writeJSON(s.w, []*Report{r}, false) }
 
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+// writeJSON writes one report, or several as {"clusters": [report, ...]},
+// indented as json.Encoder with SetIndent("", "  ") would, but a finding at
+// a time: a report of thousands of findings is never held whole as text.
+func writeJSON(w io.Writer, reports []*Report, clusters bool) error {
+	j := jsonWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	if clusters {
+		j.str("{\n  \"clusters\": ")
+		j.array("  ", reports == nil, len(reports), func(i int, prefix string) { j.report(reports[i], prefix) })
+		j.str("\n}")
+	} else {
+		j.report(reports[0], "")
+	}
+	j.str("\n")
+	if j.err != nil {
+		return j.err
+	}
+	return j.w.Flush()
+}
+
+// jsonWriter writes indented JSON piece by piece; its first error stops it.
+type jsonWriter struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	err error
+}
+
+func (j *jsonWriter) str(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+// value writes v indented for a place whose lines start with prefix.
+func (j *jsonWriter) value(v any, prefix string) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	enc := json.NewEncoder(&j.buf)
+	enc.SetIndent(prefix, "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if j.err = enc.Encode(v); j.err == nil {
+		_, j.err = j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
+	}
+}
+
+// array writes a slice of n elements (null if it is nil), each by elem at
+// the prefix of its lines.
+func (j *jsonWriter) array(prefix string, isNil bool, n int, elem func(i int, prefix string)) {
+	if isNil {
+		j.str("null")
+		return
+	}
+	if n == 0 {
+		j.str("[]")
+		return
+	}
+	in := prefix + "  "
+	j.str("[\n")
+	for i := range n {
+		if i > 0 {
+			j.str(",\n")
+		}
+		j.str(in)
+		elem(i, in)
+	}
+	j.str("\n" + prefix + "]")
+}
+
+// report writes r as its fields' JSON tags say (TestStreamedJSON holds the
+// two together).
+func (j *jsonWriter) report(r *Report, prefix string) {
+	in := prefix + "  "
+	j.str("{\n")
+	if r.Cluster != "" {
+		j.str(in + `"cluster": `)
+		j.value(r.Cluster, in)
+		j.str(",\n")
+	}
+	j.str(in + `"findings": `)
+	j.array(in, r.Findings == nil, len(r.Findings), func(i int, prefix string) { j.value(&r.Findings[i], prefix) })
+	j.str(",\n" + in + `"coverage": `)
+	j.value(&r.Coverage, in)
+	j.str("\n" + prefix + "}")
 }
 
 // counts returns "1 critical, 2 warning" for findings.
@@ -150,9 +231,7 @@ func WriteReports(format string, w io.Writer, reports []*Report) error {
 	case len(reports) == 1:
 		return sink.Write(reports[0])
 	case format == "json":
-		return encodeJSON(w, struct {
-			Clusters []*Report `json:"clusters"`
-		}{reports})
+		return writeJSON(w, reports, true)
 	case format == "html":
 		return fmt.Errorf("an HTML page holds one report, not %d", len(reports))
 	}

@@ -91,6 +91,48 @@ func TestJSONIsOneDocument(t *testing.T) {
 	}
 }
 
+// TestStreamedJSON holds the JSON written a finding at a time to what
+// encoding/json writes of the whole value: byte for byte, for one report and
+// for several clusters, with and without findings.
+func TestStreamedJSON(t *testing.T) {
+	full, named := report(), report()
+	named.Cluster = "prod <eu>"
+	none := &Report{Findings: []detectors.Finding{}, Coverage: full.Coverage}
+	null := &Report{Cluster: "c2"}
+	whole := func(v any) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	type clusters struct {
+		Clusters []*Report `json:"clusters"`
+	}
+	for name, c := range map[string]struct {
+		reports []*Report
+		want    string
+	}{
+		"findings":   {[]*Report{full}, whole(full)},
+		"cluster":    {[]*Report{named}, whole(named)},
+		"no finding": {[]*Report{none}, whole(none)},
+		"nil":        {[]*Report{null}, whole(null)},
+		"clusters":   {[]*Report{named, none, null}, whole(clusters{[]*Report{named, none, null}})},
+		"no cluster": {[]*Report{}, whole(clusters{[]*Report{}})},
+	} {
+		var b bytes.Buffer
+		if err := WriteReports("json", &b, c.reports); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != c.want {
+			t.Errorf("%s: streamed JSON differs from encoding/json's:\n%s\nwant:\n%s", name, b.String(), c.want)
+		}
+	}
+}
+
 func TestUnknownFormat(t *testing.T) {
 	if _, err := New("yaml", &bytes.Buffer{}); err == nil {
 		t.Error("want an error")
