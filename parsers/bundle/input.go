@@ -98,11 +98,17 @@ func (w *walker) symlink(p, root string) {
 
 // file visits a file on disk, or lists it in a walk ordered by time.
 func (w *walker) file(p, class string, fi fs.FileInfo) {
+	// Name and class are most often parts of the path: a walk listing many
+	// files keeps their bytes once (fi.Name() may even keep a longer string).
+	if strings.HasSuffix(p, class) {
+		class = p[len(p)-len(class):]
+	}
+	n := node{path: p, class: class, name: filepath.Base(p), size: fi.Size(), mod: fi.ModTime()}
 	if w.opt.FirstTime != nil {
-		w.listed = append(w.listed, listed{path: p, class: class, fi: fi})
+		w.listed = append(w.listed, listed{node: n})
 		return
 	}
-	w.visitFile(node{path: p, class: class, name: fi.Name(), size: fi.Size(), mod: fi.ModTime()})
+	w.visitFile(n)
 }
 
 // visitFile visits a file on disk, or dispatches it in a WalkParallel.

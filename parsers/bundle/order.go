@@ -3,7 +3,6 @@ package bundle
 import (
 	"bufio"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"sync"
@@ -25,12 +24,11 @@ import (
 // headBytes is how much of a file's start FirstTime is shown.
 const headBytes = 8 << 10
 
-// listed is a file on disk found by a walk ordered by time.
+// listed is a file on disk found by a walk ordered by time: a walk of many
+// thousand files keeps its node, not its fs.FileInfo (a whole stat).
 type listed struct {
-	path, class string
-	fi          fs.FileInfo
-	first       time.Time // zero: its start told no time
-	rank        int       // place in name order
+	node
+	first time.Time // zero: its start told no time
 }
 
 // walkListed visits the files listed, ordered by time, with workers
@@ -62,11 +60,10 @@ func (w *walker) walkListed(workers int) {
 		if w.done() {
 			return
 		}
-		n := node{path: l.path, class: l.class, name: l.fi.Name(), size: l.fi.Size(), mod: l.fi.ModTime(), rank: l.rank}
 		if !l.first.IsZero() && i+1 < len(files) {
-			n.next = files[i+1].first
+			l.next = files[i+1].first
 		}
-		w.visitFile(n)
+		w.visitFile(l.node)
 	}
 }
 
@@ -108,6 +105,6 @@ func (w *walker) firstTime(h *header, l listed) time.Time {
 		return time.Time{} // an archive, or not text
 	}
 	host, comp, kind := Classify(l.class)
-	return w.opt.FirstTime(File{Path: l.path, Name: l.fi.Name(), Size: l.fi.Size(), ModTime: l.fi.ModTime(),
+	return w.opt.FirstTime(File{Path: l.path, Name: l.name, Size: l.size, ModTime: l.mod,
 		Host: host, Component: comp, Kind: kind}, head)
 }
