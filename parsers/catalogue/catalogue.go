@@ -164,6 +164,10 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 		return out
 	}
 	logger := parsers.SimpleLogger(r.Logger)
+	// A signal keeps its text and fields, not the record's whole message: of
+	// a record of several lines (a stack trace, the STARTUP_MSG block with
+	// its classpath) they are copied out.
+	text, own := first, len(first) == len(r.Message)
 	for _, ei := range cand {
 		e := &c.entries[ei]
 		if r.Logger != "" && len(e.Loggers) > 0 && !slices.Contains(e.Loggers, logger) {
@@ -174,16 +178,23 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 		if idx == nil {
 			continue
 		}
+		if !own {
+			text, own = strings.Clone(first), true
+		}
 		g := Groups{names: c.names[ei]} // on the stack
 		for i := 0; i+1 < len(idx); i += 2 {
-			if idx[i] >= 0 {
-				g.sub[i/2] = r.Message[idx[i]:idx[i+1]]
+			switch {
+			case idx[i] < 0:
+			case idx[i+1] <= len(text):
+				g.sub[i/2] = text[idx[i]:idx[i+1]]
+			default:
+				g.sub[i/2] = strings.Clone(r.Message[idx[i]:idx[i+1]])
 			}
 		}
 		// Built in place: a Signal of its own would escape to the heap.
 		out = append(out, Signal{
 			Kind: e.Kind, Time: r.Time, Host: r.Host, Component: r.Component,
-			Level: r.Level, Thread: r.Thread, Origin: r.Origin, Text: first,
+			Level: r.Level, Thread: r.Thread, Origin: r.Origin, Text: text,
 		})
 		s := &out[len(out)-1]
 		for i, name := range g.names {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
 )
@@ -67,6 +68,23 @@ func TestStartupBanner(t *testing.T) {
 		s.Version != "2.1.0" || s.Attrs["args"] != "--bootstrap" || s.Attrs["conf"] != "ozone.scm.stale.node.interval=30s" {
 		t.Errorf("fields: %+v", s)
 	}
+	// The signal must not keep the banner (its classpath runs to tens of
+	// kilobytes) alive through its text or fields.
+	kept := map[string]string{"text": s.Text, "version": s.Version}
+	for k, v := range s.Attrs {
+		kept[k] = v
+	}
+	for name, v := range kept {
+		if inside(v, msg) {
+			t.Errorf("%s %q points into the record's message", name, v)
+		}
+	}
+}
+
+// inside reports whether the bytes of s lie within those of msg.
+func inside(s, msg string) bool {
+	p, m := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(msg)))
+	return len(s) > 0 && p >= m && p < m+uintptr(len(msg))
 }
 
 func TestParsers(t *testing.T) {
