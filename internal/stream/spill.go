@@ -30,13 +30,14 @@ type spiller struct {
 	end     int64    // bytes written
 	queued  int64    // estimated bytes of the queue's own signals
 	runs    []*run
-	left    int64            // signals on disk not read back yet
-	spills  int              // times the queue was spilled
-	zones   []*time.Location // of spilled times, restored on reading
-	buf     []byte           // records being written or read
-	out     []item           // the items of a spill
-	order   []int32          // their order
-	relabel []relabelling    // relabellings that spilled signals must undergo
+	left    int64             // signals on disk not read back yet
+	spills  int               // times the queue was spilled
+	zones   []*time.Location  // of spilled times, restored on reading
+	names   map[string]string // the fields of few values read back (decoder.name)
+	buf     []byte            // records being written or read
+	out     []item            // the items of a spill
+	order   []int32           // their order
+	relabel []relabelling     // relabellings that spilled signals must undergo
 	stats   SpillStats
 	err     error // the first failure: spilling stops, signals stay in memory
 }
@@ -212,7 +213,10 @@ func (m *Merger) next(r int32) (item, bool) {
 		return item{}, false
 	}
 	it := item{run: r}
-	spill, err := readItem(rn.r, &sp.buf, sp.zones, &it)
+	if sp.names == nil {
+		sp.names = map[string]string{}
+	}
+	spill, err := readItem(rn.r, &sp.buf, sp.zones, sp.names, &it)
 	if err != nil {
 		sp.stats.Lost = joinError(sp.stats.Lost, fmt.Sprintf("spill: reading run %d back: %v: %d signals lost", r, err, rn.left))
 		sp.left -= rn.left

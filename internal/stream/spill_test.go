@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
@@ -162,18 +163,29 @@ func TestSpillCodecRoundTrip(t *testing.T) {
 		in := item{sig: sig, stream: 7, seq: 1 << 40, rank: 12345}
 		zone := slices.Index(zones, sig.Time.Location())
 		b := appendItem(nil, &in, zone, 3)
-		var out item
+		var out, again item
 		var buf []byte
-		spill, err := readItem(bufio.NewReader(bytes.NewReader(b)), &buf, zones, &out)
+		names := map[string]string{}
+		spill, err := readItem(bufio.NewReader(bytes.NewReader(b)), &buf, zones, names, &out)
 		if err != nil || spill != 3 || out.stream != 7 || out.seq != 1<<40 || out.rank != 12345 {
 			t.Fatalf("read back: spill %d, stream %d, seq %d, rank %d, %v", spill, out.stream, out.seq, out.rank, err)
 		}
 		if !reflect.DeepEqual(out.sig, sig) || out.sig.Time.Location() != sig.Time.Location() {
 			t.Fatalf("read back\n%+v\nwrote\n%+v", out.sig, sig)
 		}
+		// Names read twice are one copy: what keeps a host or a file does
+		// not keep its record. Texts stay within their record.
+		if _, err := readItem(bufio.NewReader(bytes.NewReader(b)), &buf, zones, names, &again); err != nil {
+			t.Fatal(err)
+		}
+		same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+		if sig.Host != "" && (!same(out.sig.Host, again.sig.Host) || !same(out.sig.Origin.File, again.sig.Origin.File) ||
+			!same(string(out.sig.Kind), string(again.sig.Kind)) || same(out.sig.Text, again.sig.Text)) {
+			t.Errorf("names are not shared between records read back, or texts are")
+		}
 		// A record cut anywhere is an error, never a wrong signal.
 		for cut := 1; cut < len(b); cut++ {
-			if _, err := readItem(bufio.NewReader(bytes.NewReader(b[:cut])), &buf, zones, &out); err == nil {
+			if _, err := readItem(bufio.NewReader(bytes.NewReader(b[:cut])), &buf, zones, names, &out); err == nil {
 				t.Fatalf("a record cut at %d of %d bytes was read", cut, len(b))
 			}
 		}

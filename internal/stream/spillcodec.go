@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
@@ -101,9 +102,9 @@ func boolByte(v bool) byte {
 }
 
 // readItem reads the next record from r into it, with its time in
-// zones[zone]; buf is reused between calls. It returns the spill that wrote
-// the item.
-func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, it *item) (spill int, err error) {
+// zones[zone]; buf is reused between calls, and names keeps the fields of
+// few values (decoder.name). It returns the spill that wrote the item.
+func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, names map[string]string, it *item) (spill int, err error) {
 	var n [4]byte
 	if _, err := io.ReadFull(r, n[:]); err != nil {
 		return 0, err
@@ -116,9 +117,9 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, it *item) (s
 	if _, err := io.ReadFull(r, b); err != nil {
 		return 0, err
 	}
-	d := decoder{b: b, text: string(b)}
+	d := decoder{b: b, text: string(b), names: names}
 	s := &it.sig
-	s.Kind = catalogue.Kind(d.string())
+	s.Kind = catalogue.Kind(d.name())
 	sec, nsec, zone := d.varint(), d.uvarint(), d.uvarint()
 	if d.err == nil && zone >= uint64(len(zones)) {
 		d.err = errors.New("zone out of range")
@@ -126,15 +127,15 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, it *item) (s
 	if d.err == nil {
 		s.Time = time.Unix(sec, int64(nsec)).In(zones[zone])
 	}
-	s.Host = d.string()
-	s.Component = parsers.Component(d.string())
+	s.Host = d.name()
+	s.Component = parsers.Component(d.name())
 	s.Level = parsers.Level(d.byte())
-	s.Thread = d.string()
-	s.Origin.File = d.string()
+	s.Thread = d.name()
+	s.Origin.File = d.name()
 	s.Origin.Line = int(d.varint())
 	s.Origin.Offset = d.varint()
 	s.Text = d.string()
-	s.Datanode.UUID, s.Datanode.Host, s.Datanode.IP = d.string(), d.string(), d.string()
+	s.Datanode.UUID, s.Datanode.Host, s.Datanode.IP = d.name(), d.name(), d.name()
 	s.Container = d.uvarint()
 	s.Pipeline = d.string()
 	s.Pipelines = d.strings()
@@ -143,17 +144,17 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, it *item) (s
 	s.OldPeers = d.strings()
 	s.Duration = time.Duration(d.varint())
 	s.Count, s.Index, s.Term, s.BCSID, s.MaxBCSID = d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
-	s.State, s.Reason, s.Version, s.Version2 = d.string(), d.string(), d.string(), d.string()
+	s.State, s.Reason, s.Version, s.Version2 = d.name(), d.string(), d.name(), d.name()
 	s.Apparent, s.Apparent2 = d.string(), d.string()
 	s.NonEmpty, s.Force = d.byte() == 1, d.byte() == 1
 	if n := d.uvarint(); n > 0 && d.err == nil {
 		s.Attrs = make(map[string]string, min(n-1, uint64(len(b))))
 		for i := uint64(1); i < n && d.err == nil; i++ {
-			k := d.string()
+			k := d.name()
 			s.Attrs[k] = d.string()
 		}
 	}
-	s.Metric = d.string()
+	s.Metric = d.name()
 	s.Value = math.Float64frombits(d.uint64())
 	it.stream = ID(d.varint())
 	it.rank = int32(d.varint())
@@ -169,11 +170,31 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, it *item) (s
 }
 
 // decoder reads a record's fields; the first error sticks. Its strings
-// share text, the record's one copy.
+// share text, the record's one copy, but for names.
 type decoder struct {
-	b    []byte // what is left to read
-	text string // the whole record
-	err  error
+	b     []byte // what is left to read
+	text  string // the whole record
+	names map[string]string
+	err   error
+}
+
+// maxNames bounds the names kept; beyond it they share text.
+const maxNames = 1 << 16
+
+// name reads a string of few values (a host, a file, a thread, a kind):
+// one copy serves every record read back, and a detector that keeps it
+// (evidence names its host and file) does not keep the whole record.
+func (d *decoder) name() string {
+	s := d.string()
+	if v, ok := d.names[s]; ok || s == "" {
+		return v
+	}
+	if d.names == nil || len(d.names) >= maxNames {
+		return s
+	}
+	s = strings.Clone(s)
+	d.names[s] = s
+	return s
 }
 
 var errShort = errors.New("record cut short")
