@@ -46,6 +46,8 @@ func Withdrawn(f Finding) bool { return f.Facts[FactWithdrawn] != "" }
 // in event-time order, and time through Advance; it never reads the wall clock.
 type Detector interface {
 	// Observe handles one signal. Untimed signals (zero Time) come first.
+	// s is valid during the call only: a detector keeps a copy of what it
+	// needs (its strings may be kept).
 	Observe(s *catalogue.Signal, emit Emit)
 	// Advance tells the detector that no signal before now will follow.
 	// Every decision whose deadline has passed is made here, so that a

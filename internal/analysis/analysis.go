@@ -388,40 +388,50 @@ func (p *Pipeline) drain() {
 
 // observer hands the signals released to the engine on a goroutine of its
 // own, in batches: the detectors run beside the merge (and, in a bundle
-// run, beside the reading of the files).
+// run, beside the reading of the files). A batch holds copies (the Merger
+// reuses what it hands on), and goes back to be filled again once observed.
 type observer struct {
-	batch   []*catalogue.Signal
-	batches chan []*catalogue.Signal
+	batch   []catalogue.Signal
+	batches chan []catalogue.Signal
+	free    chan []catalogue.Signal
 	done    chan struct{}
 }
 
 const observerBatch = 512
 
 func (p *Pipeline) startObserver() *observer {
-	o := &observer{batch: make([]*catalogue.Signal, 0, observerBatch),
-		batches: make(chan []*catalogue.Signal, 4), done: make(chan struct{})}
+	const inFlight = 4
+	o := &observer{batch: make([]catalogue.Signal, 0, observerBatch), batches: make(chan []catalogue.Signal, inFlight),
+		free: make(chan []catalogue.Signal, inFlight+1), done: make(chan struct{})}
 	go func() {
 		defer close(o.done)
 		for b := range o.batches {
-			for _, s := range b {
-				p.engine.Observe(s)
+			for i := range b {
+				p.engine.Observe(&b[i])
 			}
+			clear(b) // nothing it held stays reachable
+			o.free <- b[:0]
 		}
 	}()
 	return o
 }
 
 func (o *observer) observe(s *catalogue.Signal) {
-	if o.batch = append(o.batch, s); len(o.batch) == observerBatch {
+	if o.batch = append(o.batch, *s); len(o.batch) == observerBatch {
 		o.flush()
 	}
 }
 
 // flush hands on the batch begun.
 func (o *observer) flush() {
-	if len(o.batch) > 0 {
-		o.batches <- o.batch
-		o.batch = make([]*catalogue.Signal, 0, observerBatch)
+	if len(o.batch) == 0 {
+		return
+	}
+	o.batches <- o.batch
+	select {
+	case o.batch = <-o.free:
+	default:
+		o.batch = make([]catalogue.Signal, 0, observerBatch)
 	}
 }
 

@@ -16,7 +16,10 @@ import (
 // recorder is a detector that records what the engine gives it.
 type recorder struct{ seen *[]*catalogue.Signal }
 
-func (r recorder) Observe(s *catalogue.Signal, _ detectors.Emit) { *r.seen = append(*r.seen, s) }
+func (r recorder) Observe(s *catalogue.Signal, _ detectors.Emit) {
+	c := *s // s is the engine's only during the call
+	*r.seen = append(*r.seen, &c)
+}
 func (recorder) Advance(time.Time, detectors.Emit)               {}
 func (recorder) Flush(time.Time, detectors.Emit)                 {}
 

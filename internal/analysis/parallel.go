@@ -120,10 +120,13 @@ func (s *turnStreams) Relabel(id stream.ID, host string, comp parsers.Component)
 }
 
 func (s *turnStreams) Push(id stream.ID, sig catalogue.Signal, now time.Time) {
-	s.tr.do(func() { s.tr.p.merger.Push(s.ids[id], sig, now) })
-	if !s.tr.live {
-		s.tr.spend(stream.Cost(&sig))
+	if s.tr.live {
+		s.tr.p.merger.Push(s.ids[id], sig, now)
+		return
 	}
+	kept := sig // only a call kept for later copies the signal to the heap
+	s.tr.do(func() { s.tr.p.merger.Push(s.ids[id], kept, now) })
+	s.tr.spend(stream.Cost(&kept))
 }
 
 func (s *turnStreams) Progress(id stream.ID, t, now time.Time) {

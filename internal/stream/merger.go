@@ -78,6 +78,9 @@ type Merger struct {
 	// unordered tells that the queue is not a heap yet: signals pushed
 	// while held are appended.
 	unordered bool `state:"-"`
+	// out is the signal handed on: one for all, so that handing on does
+	// not allocate (emit must not keep it).
+	out catalogue.Signal `state:"-"`
 }
 
 // Stats count what a Merger did.
@@ -255,7 +258,8 @@ func (m *Merger) Progress(id ID, t, now time.Time) {
 }
 
 // Release hands on, in event-time order, every signal that no open stream
-// can still precede; now is the wall time (zero in batch runs: no stream
+// can still precede, to emit, which must copy what it keeps of it (the
+// Merger reuses it); now is the wall time (zero in batch runs: no stream
 // is ever idle). It returns the watermark: the event time up to which
 // everything was handed on (zero when nothing may be yet). When no open
 // stream bounds it, that is the newest released in a batch run, and live
@@ -333,15 +337,16 @@ func (m *Merger) watermark(now time.Time) (time.Time, bool) {
 
 func (m *Merger) releaseUntimed(emit func(*catalogue.Signal)) {
 	for i := range m.untimed {
-		s := m.untimed[i]
+		m.out = m.untimed[i]
 		m.stats.Released++
-		emit(&s)
+		emit(&m.out)
 	}
 	m.untimed = m.untimed[:0]
 }
 
 func (m *Merger) emit(it item, emit func(*catalogue.Signal)) {
-	s := it.sig
+	m.out = it.sig
+	s := &m.out
 	s.Time = it.at
 	if !m.opt.Since.IsZero() && s.Time.Before(m.opt.Since) || !m.opt.Until.IsZero() && s.Time.After(m.opt.Until) {
 		m.stats.Filtered++
@@ -354,7 +359,7 @@ func (m *Merger) emit(it item, emit func(*catalogue.Signal)) {
 	}
 	m.stats.Released++
 	m.skew.Observe(&it.sig) // on the host's own clock
-	emit(&s)
+	emit(s)
 }
 
 // refreshOffsets applies the clock offsets learned from the signals
