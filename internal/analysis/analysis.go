@@ -400,6 +400,8 @@ type observer struct {
 const observerBatch = 512
 
 func (p *Pipeline) startObserver() *observer {
+	// At most inFlight batches are queued, one observed and one filled: free
+	// has room for all but the one filled, so giving one back never blocks.
 	const inFlight = 4
 	o := &observer{batch: make([]catalogue.Signal, 0, observerBatch), batches: make(chan []catalogue.Signal, inFlight),
 		free: make(chan []catalogue.Signal, inFlight+1), done: make(chan struct{})}
