@@ -20,8 +20,8 @@ func (r recorder) Observe(s *catalogue.Signal, _ detectors.Emit) {
 	c := *s // s is the engine's only during the call
 	*r.seen = append(*r.seen, &c)
 }
-func (recorder) Advance(time.Time, detectors.Emit)               {}
-func (recorder) Flush(time.Time, detectors.Emit)                 {}
+func (recorder) Advance(time.Time, detectors.Emit) {}
+func (recorder) Flush(time.Time, detectors.Emit)   {}
 
 func recording(seen *[]*catalogue.Signal, kinds ...catalogue.Kind) detectors.Registration {
 	return detectors.Registration{
