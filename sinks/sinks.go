@@ -45,20 +45,16 @@ func New(format string, w io.Writer) (Sink, error) {
 type jsonSink struct{ w io.Writer }
 
 // Write emits one JSON document: {"findings": [...], "coverage": {...}}.
-func (s jsonSink) Write(r *Report) error { return writeJSON(s.w, []*Report{r}, false) }
+func (s jsonSink) Write(r *Report) error {
+	return writeJSON(s.w, func(j *jsonWriter) { j.report(r, "") })
+}
 
-// writeJSON writes one report, or several as {"clusters": [report, ...]},
-// indented as json.Encoder with SetIndent("", "  ") would, but a finding at
-// a time: a report of thousands of findings is never held whole as text.
-func writeJSON(w io.Writer, reports []*Report, clusters bool) error {
-	j := jsonWriter{w: bufio.NewWriterSize(w, 64<<10)}
-	if clusters {
-		j.str("{\n  \"clusters\": ")
-		j.array("  ", reports == nil, len(reports), func(i int, prefix string) { j.report(reports[i], prefix) })
-		j.str("\n}")
-	} else {
-		j.report(reports[0], "")
-	}
+// writeJSON writes the document body writes, indented as json.Encoder with
+// SetIndent("", "  ") would, but a finding at a time: a report of thousands
+// of findings is never held whole as text.
+func writeJSON(w io.Writer, body func(*jsonWriter)) error {
+	j := &jsonWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	body(j)
 	j.str("\n")
 	if j.err != nil {
 		return j.err
@@ -231,7 +227,11 @@ func WriteReports(format string, w io.Writer, reports []*Report) error {
 	case len(reports) == 1:
 		return sink.Write(reports[0])
 	case format == "json":
-		return writeJSON(w, reports, true)
+		return writeJSON(w, func(j *jsonWriter) {
+			j.str("{\n  \"clusters\": ")
+			j.array("  ", reports == nil, len(reports), func(i int, prefix string) { j.report(reports[i], prefix) })
+			j.str("\n}")
+		})
 	case format == "html":
 		return fmt.Errorf("an HTML page holds one report, not %d", len(reports))
 	}

@@ -213,9 +213,6 @@ func (m *Merger) next(r int32) (item, bool) {
 		return item{}, false
 	}
 	it := item{run: r}
-	if sp.names == nil {
-		sp.names = map[string]string{}
-	}
 	spill, err := readItem(rn.r, &sp.buf, sp.zones, sp.names, &it)
 	if err != nil {
 		sp.stats.Lost = joinError(sp.stats.Lost, fmt.Sprintf("spill: reading run %d back: %v: %d signals lost", r, err, rn.left))

@@ -189,7 +189,7 @@ func (d *decoder) name() string {
 	if v, ok := d.names[s]; ok || s == "" {
 		return v
 	}
-	if d.names == nil || len(d.names) >= maxNames {
+	if len(d.names) >= maxNames {
 		return s
 	}
 	s = strings.Clone(s)
