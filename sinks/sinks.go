@@ -125,8 +125,38 @@ func (j *jsonWriter) report(r *Report, prefix string) {
 	j.str(in + `"findings": `)
 	j.array(in, r.Findings == nil, len(r.Findings), func(i int, prefix string) { j.value(&r.Findings[i], prefix) })
 	j.str(",\n" + in + `"coverage": `)
-	j.value(&r.Coverage, in)
+	j.coverage(&r.Coverage, in)
 	j.str("\n" + prefix + "}")
+}
+
+// coverage writes c with its file list a file at a time: the list of a
+// bundle of thousands of files is the bulk of the document. The rest is
+// encoded whole with the list left out, and the list written where
+// encoding/json puts it: the only line "files": null at c's first level
+// (strings never hold a raw newline).
+func (j *jsonWriter) coverage(c *analysis.Coverage, prefix string) {
+	rest := *c
+	rest.Files = nil
+	j.buf.Reset()
+	enc := json.NewEncoder(&j.buf)
+	enc.SetIndent(prefix, "  ")
+	enc.SetEscapeHTML(false)
+	if j.err == nil {
+		j.err = enc.Encode(&rest)
+	}
+	if j.err != nil {
+		return
+	}
+	text := strings.TrimSuffix(j.buf.String(), "\n")
+	in := prefix + "  "
+	before, after, ok := strings.Cut(text, "\n"+in+`"files": null`)
+	if !ok {
+		j.err = fmt.Errorf("coverage: no file list in %.80q", text)
+		return
+	}
+	j.str(before + "\n" + in + `"files": `)
+	j.array(in, c.Files == nil, len(c.Files), func(i int, prefix string) { j.value(&c.Files[i], prefix) })
+	j.str(after)
 }
 
 // counts returns "1 critical, 2 warning" for findings.
