@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,34 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
+
+// A signal read back from the spill keeps none of its record: a detector
+// that keeps its text (evidence does) holds those bytes, not the 8 MiB
+// reason beside them.
+func TestSpilledTextKeepsNoRecord(t *testing.T) {
+	in := item{sig: catalogue.Signal{Kind: "k", Time: t0, Text: "short text", Reason: strings.Repeat("r", 8<<20)}}
+	b := appendItem(nil, &in, 0, 0)
+	read := func() string {
+		var out item
+		var buf []byte
+		if _, err := readItem(bufio.NewReader(bytes.NewReader(b)), &buf, []*time.Location{time.UTC}, map[string]string{}, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.sig.Text
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	text := read()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); text != "short text" || grown > 4<<20 {
+		t.Errorf("keeping the text %q keeps %d more bytes of heap", text, grown)
+	}
+	runtime.KeepAlive(in)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(text)
+}
 
 // A held merger with a small spill budget hands on the same signals, in the
 // same order, with the same labels and times, as one that keeps them all in

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
@@ -117,7 +116,7 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, names map[st
 	if _, err := io.ReadFull(r, b); err != nil {
 		return 0, err
 	}
-	d := decoder{b: b, text: string(b), names: names}
+	d := decoder{b: b, names: names}
 	s := &it.sig
 	s.Kind = catalogue.Kind(d.name())
 	sec, nsec, zone := d.varint(), d.uvarint(), d.uvarint()
@@ -169,31 +168,30 @@ func readItem(r *bufio.Reader, buf *[]byte, zones []*time.Location, names map[st
 	return spill, nil
 }
 
-// decoder reads a record's fields; the first error sticks. Its strings
-// share text, the record's one copy, but for names.
+// decoder reads a record's fields; the first error sticks. Every string is
+// a copy of its own bytes, not a window on the record: a detector that keeps
+// a signal's text or group keeps that alone.
 type decoder struct {
 	b     []byte // what is left to read
-	text  string // the whole record
 	names map[string]string
 	err   error
 }
 
-// maxNames bounds the names kept; beyond it they share text.
+// maxNames bounds the names kept; beyond it each is a copy of its own.
 const maxNames = 1 << 16
 
 // name reads a string of few values (a host, a file, a thread, a kind):
 // one copy serves every record read back, and a detector that keeps it
 // (evidence names its host and file) does not keep the whole record.
 func (d *decoder) name() string {
-	s := d.string()
-	if v, ok := d.names[s]; ok || s == "" {
+	b := d.bytes()
+	if v, ok := d.names[string(b)]; ok || len(b) == 0 {
 		return v
 	}
-	if len(d.names) >= maxNames {
-		return s
+	s := string(b)
+	if len(d.names) < maxNames {
+		d.names[s] = s
 	}
-	s = strings.Clone(s)
-	d.names[s] = s
 	return s
 }
 
@@ -239,15 +237,18 @@ func (d *decoder) uint64() uint64 {
 	return v
 }
 
-func (d *decoder) string() string {
+func (d *decoder) string() string { return string(d.bytes()) }
+
+// bytes reads a length-prefixed string's bytes, a window on the record.
+func (d *decoder) bytes() []byte {
 	n := d.uvarint()
 	if n > uint64(len(d.b)) {
 		d.fail()
-		return ""
+		return nil
 	}
-	at := len(d.text) - len(d.b)
+	v := d.b[:n]
 	d.b = d.b[n:]
-	return d.text[at : at+int(n)]
+	return v
 }
 
 func (d *decoder) strings() []string {
