@@ -35,8 +35,7 @@ type spiller struct {
 	zones   []*time.Location  // of spilled times, restored on reading
 	names   map[string]string // the fields of few values read back (decoder.name)
 	buf     []byte            // records being written or read
-	out     []item            // the items of a spill
-	order   []int32           // their order
+	order   []int32           // the queue's items of a spill, in order
 	relabel []relabelling     // relabellings that spilled signals must undergo
 	stats   SpillStats
 	err     error // the first failure: spilling stops, signals stay in memory
@@ -116,25 +115,19 @@ func (m *Merger) spillQueue() error {
 		os.Remove(f.Name()) // the open file stays readable and vanishes with the process
 		sp.file = f
 	}
-	// The runs' heads stay; the rest moves to out, a buffer kept for the
-	// next spill, as the queue keeps its own.
-	out, keep := sp.out[:0], m.queue[:0]
-	for _, it := range m.queue {
-		if it.run > 0 {
-			keep = append(keep, it)
-		} else {
-			out = append(out, it)
+	// The runs' heads stay; the rest is written where it lies in the queue,
+	// sorted by index (the items are large), then dropped from it.
+	// (host, time, stream, arrival) is a total order: arrival numbers are
+	// unique.
+	q := m.queue
+	order := sp.order[:0]
+	for i := range q {
+		if q[i].run == 0 {
+			order = append(order, int32(i))
 		}
 	}
-	clear(m.queue[len(keep):])
-	// Sorted by index: the items are large. (host, time, stream, arrival)
-	// is a total order: arrival numbers are unique.
-	order := sp.order[:0]
-	for i := range out {
-		order = append(order, int32(i))
-	}
 	slices.SortFunc(order, func(i, j int32) int {
-		a, b := &out[i], &out[j]
+		a, b := &q[i], &q[j]
 		if c := strings.Compare(a.sig.Host, b.sig.Host); c != 0 {
 			return c
 		}
@@ -144,20 +137,23 @@ func (m *Merger) spillQueue() error {
 	first, end, left, stats := len(sp.runs), sp.end, sp.left, sp.stats
 	for i := 0; i < len(order); {
 		j := i + 1
-		for j < len(order) && out[order[j]].sig.Host == out[order[i]].sig.Host {
+		for j < len(order) && q[order[j]].sig.Host == q[order[i]].sig.Host {
 			j++
 		}
-		if err := m.writeRun(out, order[i:j]); err != nil {
+		if err := m.writeRun(q, order[i:j]); err != nil {
 			// Forget the runs of this spill: the queue keeps their signals.
 			sp.runs, sp.end, sp.left, sp.stats = sp.runs[:first], end, left, stats
-			m.queue = append(keep, out...)
-			m.reorder()
 			return err
 		}
 		i = j
 	}
-	clear(out)
-	sp.out = out[:0]
+	keep := q[:0]
+	for _, it := range q {
+		if it.run > 0 {
+			keep = append(keep, it)
+		}
+	}
+	clear(q[len(keep):])
 	sp.spills++
 	m.queue = keep
 	m.reorder()
