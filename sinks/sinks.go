@@ -77,16 +77,25 @@ func (j *jsonWriter) str(s string) {
 
 // value writes v indented for a place whose lines start with prefix.
 func (j *jsonWriter) value(v any, prefix string) {
+	if j.encode(v, prefix) {
+		_, j.err = j.w.Write(j.buf.Bytes())
+	}
+}
+
+// encode leaves v in buf as value would write it; false after an error.
+func (j *jsonWriter) encode(v any, prefix string) bool {
 	if j.err != nil {
-		return
+		return false
 	}
 	j.buf.Reset()
 	enc := json.NewEncoder(&j.buf)
 	enc.SetIndent(prefix, "  ")
 	enc.SetEscapeHTML(false)
-	if j.err = enc.Encode(v); j.err == nil {
-		_, j.err = j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
+	if j.err = enc.Encode(v); j.err != nil {
+		return false
 	}
+	j.buf.Truncate(j.buf.Len() - 1) // Encode's newline
+	return true
 }
 
 // array writes a slice of n elements (null if it is nil), each by elem at
@@ -137,17 +146,10 @@ func (j *jsonWriter) report(r *Report, prefix string) {
 func (j *jsonWriter) coverage(c *analysis.Coverage, prefix string) {
 	rest := *c
 	rest.Files = nil
-	j.buf.Reset()
-	enc := json.NewEncoder(&j.buf)
-	enc.SetIndent(prefix, "  ")
-	enc.SetEscapeHTML(false)
-	if j.err == nil {
-		j.err = enc.Encode(&rest)
-	}
-	if j.err != nil {
+	if !j.encode(&rest, prefix) {
 		return
 	}
-	text := strings.TrimSuffix(j.buf.String(), "\n")
+	text := j.buf.String()
 	in := prefix + "  "
 	before, after, ok := strings.Cut(text, "\n"+in+`"files": null`)
 	if !ok {
