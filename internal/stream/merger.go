@@ -302,6 +302,7 @@ func (m *Merger) Drain(emit func(*catalogue.Signal)) {
 	m.held, m.until = 0, time.Time{}
 	clear(m.streams)
 	m.Release(time.Time{}, emit)
+	m.queue, m.untimed = nil, nil // nothing more comes: their memory goes back
 }
 
 // watermark returns the newest event time that may be released, and false
