@@ -46,7 +46,11 @@ type htmlSink struct{ w io.Writer }
 // whole input, and the coverage tables. The same report gives the same bytes.
 func (s htmlSink) Write(r *Report) error {
 	w := bufio.NewWriter(s.w)
-	if err := htmlTemplate.Execute(w, newHTMLPage(r)); err != nil {
+	page := newHTMLPage(r)
+	if err := r.Coverage.Files.Err(); err != nil {
+		return err
+	}
+	if err := htmlTemplate.Execute(w, page); err != nil {
 		return err
 	}
 	return w.Flush()
@@ -76,6 +80,7 @@ type htmlPage struct {
 	Counts      []sevCount
 	Total       int
 	Cov         analysis.Coverage
+	Files       []analysis.FileCoverage // Cov's, read back
 	HostZones   [][2]string
 	Bytes       string
 	Partly      []partlyRead
@@ -155,7 +160,8 @@ func newHTMLPage(r *Report) htmlPage {
 		}
 		p.SinceUntil = fmt.Sprintf("records restricted to %s … %s", orDash(since), orDash(until))
 	}
-	for _, f := range c.Files {
+	p.Files = slices.Collect(c.Files.All())
+	for _, f := range p.Files {
 		if problems := readProblems(f); problems != "" {
 			p.Partly = append(p.Partly, partlyRead{f.Path, problems})
 		}
@@ -960,7 +966,7 @@ func overviewTimeline(fs []detectors.Finding, c analysis.Coverage) *timeline {
 	}
 	// activity: the union of each host's file spans
 	byHost := map[string][][2]time.Time{}
-	for _, fc := range c.Files {
+	for fc := range c.Files.All() {
 		if fc.First.IsZero() || fc.Last.IsZero() {
 			continue
 		}

@@ -64,11 +64,11 @@ func htmlReport() *Report {
 				{Host: "dn1", Components: []string{"datanode"}, Files: 1, First: t0, Last: at(time.Hour)},
 				{Host: "dn2", Components: []string{"datanode"}, Files: 1, First: t0, Last: at(time.Hour)},
 			},
-			Files: []analysis.FileCoverage{
+			Files: analysis.FilesOf([]analysis.FileCoverage{
 				{Path: "scm1/ozone-scm.log", Host: "scm1", Component: "scm", First: t0, Last: at(12 * time.Minute)},
 				{Path: "scm1/ozone-scm.log.1", Host: "scm1", Component: "scm", First: at(20 * time.Minute), Last: at(time.Hour)},
 				{Path: "dn1/x.log " + hostile, Host: "dn1", Component: "datanode", Unparsed: 3, First: t0, Last: at(time.Hour)},
-			},
+			}),
 			Skipped:   []bundle.Problem{{Path: "b.tgz!/../evil", Reason: "path escapes the bundle " + hostile}},
 			Detectors: []analysis.DetectorCoverage{{Name: "scm-pause-stale-nodes", Defect: "HDDS-17519", Ran: true}, {Name: "om-bootstrap-exit-voter", Defect: "HDDS-16839", Reason: "no om logs " + hostile}},
 			Settings:  []analysis.Setting{{Key: "ozone.scm.stale.node.interval", Value: "5m", Source: "default"}},

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"slices"
 	"sort"
@@ -140,24 +141,32 @@ func (j *jsonWriter) report(r *Report, prefix string) {
 
 // coverage writes c with its file list a file at a time: the list of a
 // bundle of thousands of files is the bulk of the document. The rest is
-// encoded whole with the list left out, and the list written where
-// encoding/json puts it: the only line "files": null at c's first level
+// encoded whole with an empty list, and the list written where
+// encoding/json puts it: the only line "files": [] at c's first level
 // (strings never hold a raw newline).
 func (j *jsonWriter) coverage(c *analysis.Coverage, prefix string) {
 	rest := *c
-	rest.Files = nil
+	rest.Files = analysis.Files{}
 	if !j.encode(&rest, prefix) {
 		return
 	}
 	text := j.buf.String()
 	in := prefix + "  "
-	before, after, ok := strings.Cut(text, "\n"+in+`"files": null`)
+	before, after, ok := strings.Cut(text, "\n"+in+`"files": []`)
 	if !ok {
 		j.err = fmt.Errorf("coverage: no file list in %.80q", text)
 		return
 	}
 	j.str(before + "\n" + in + `"files": `)
-	j.array(in, c.Files == nil, len(c.Files), func(i int, prefix string) { j.value(&c.Files[i], prefix) })
+	next, stop := iter.Pull(c.Files.All())
+	defer stop()
+	j.array(in, false, c.Files.Len(), func(_ int, prefix string) {
+		fc, _ := next()
+		j.value(&fc, prefix)
+	})
+	if err := c.Files.Err(); err != nil && j.err == nil {
+		j.err = err
+	}
 	j.str(after)
 }
 

@@ -31,10 +31,10 @@ func report() *Report {
 		},
 		Coverage: analysis.Coverage{TimeZone: "UTC", Totals: analysis.Totals{Files: 2},
 			Hosts: []analysis.HostCoverage{{Host: "scm1", Components: []string{"scm"}, Files: 1}},
-			Files: []analysis.FileCoverage{{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: "scm", Kind: "log",
+			Files: analysis.FilesOf([]analysis.FileCoverage{{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: "scm", Kind: "log",
 				Layout: "L1", Bytes: 2048, Lines: 30, Records: 25, Signals: 25, First: t0, Last: t0.Add(24 * time.Second)},
 				{Path: "scm1/ozone-hadoop-scm-scm1.log.1.gz", Host: "scm1", Component: "scm", Kind: "log", Truncated: 1,
-					Damaged: 2, DamagedLines: []int{3, 9}, Note: "gzip: unexpected EOF"}},
+					Damaged: 2, DamagedLines: []int{3, 9}, Note: "gzip: unexpected EOF"}}),
 			Skipped:   []bundle.Problem{{Path: "b.tgz!/../evil", Reason: "path escapes the bundle"}},
 			Detectors: []analysis.DetectorCoverage{{Name: "c", Defect: "HDDS-1", Ran: true}, {Name: "o", Defect: "HDDS-3", Reason: "no om logs in the input"}}},
 	}

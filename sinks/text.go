@@ -60,6 +60,9 @@ func (s textSink) Write(r *Report) error {
 		}
 	}
 	writeCoverageText(w, c)
+	if err := c.Files.Err(); err != nil {
+		return err
+	}
 	return w.Flush()
 }
 
@@ -80,7 +83,7 @@ func writeCoverageText(w io.Writer, c analysis.Coverage) {
 		fmt.Fprintf(w, "    %-28s %-20s %3d files %9d records  %s to %s\n", h.Host, strings.Join(h.Components, ","), h.Files, h.Records, stamp(h.First), stamp(h.Last))
 	}
 	var notes []string
-	for _, f := range c.Files {
+	for f := range c.Files.All() {
 		if problems := readProblems(f); problems != "" {
 			notes = append(notes, fmt.Sprintf("    %s: %s", f.Path, problems))
 		}

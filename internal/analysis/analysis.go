@@ -9,7 +9,6 @@ package analysis
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,7 +51,9 @@ type Options struct {
 	Lateness, Idle time.Duration
 	// SpillBudget, when positive, bounds the memory of the signals a bundle
 	// run holds until its walk ends; beyond it they wait in a temporary
-	// file in SpillDir ("" the system's). The findings are the same.
+	// file in SpillDir ("" the system's). The findings are the same. The
+	// list of the files read goes to a temporary file too past an eighth
+	// of it (Files).
 	SpillBudget int64
 	SpillDir    string
 	// Workers is how many files on disk a bundle run reads at once (0:
@@ -166,7 +167,7 @@ func run(ctx context.Context, opt Options, held bool) (*Result, walkStats, error
 	}
 	p.merger.Unhold()
 	p.cov.Skipped = append(p.cov.Skipped, problems...)
-	if len(p.cov.Files) == 0 {
+	if p.cov.Files.Len() == 0 {
 		p.cov.Skipped = nonNil(p.cov.Skipped)
 		return &Result{Findings: []detectors.Finding{}, Coverage: p.finishCoverage()}, walk, ErrNoInput
 	}
@@ -328,7 +329,7 @@ func (p *Pipeline) CloseStreams() { p.merger.CloseAll() }
 // (a source that follows files counts them itself).
 func (p *Pipeline) Coverage(files []FileCoverage) Coverage {
 	saved := p.cov.Files
-	p.cov.Files = append(append([]FileCoverage(nil), saved...), files...)
+	p.cov.Files = FilesOf(append(slices.Collect(saved.All()), files...))
 	defer func() { p.cov.Files = saved }()
 	return p.finishCoverage()
 }
@@ -494,7 +495,7 @@ func (p *Pipeline) rank(r int) {
 // commit adds a file read to the run's coverage and hands on what is due:
 // no file after it starts before next (zero: unknown).
 func (p *Pipeline) commit(fc FileCoverage, next time.Time) {
-	p.cov.Files = append(p.cov.Files, fc)
+	p.cov.Files.add(fc, p.opt.SpillBudget/8, p.opt.SpillDir)
 	p.filesDone.Add(1)
 	p.progress(fc.Path)
 	if !next.IsZero() && !p.held {
@@ -592,12 +593,14 @@ func nonNil[T any](xs []T) []T {
 // offsets were applied.
 func (p *Pipeline) finishCoverage() Coverage {
 	// In name order: files on disk are read in the order of their times.
-	slices.SortStableFunc(p.cov.Files, func(a, b FileCoverage) int { return cmp.Compare(a.rank, b.rank) })
+	p.cov.Files.sortByRank()
 	cov := p.cov
 	cov.Totals.Signals = p.merger.Stats().Released
 	cov.Offsets = p.merger.Offsets()
 	hosts := map[string]*HostCoverage{}
-	for _, fc := range cov.Files {
+	present := map[parsers.Component]bool{}
+	for fc := range cov.Files.All() {
+		present[parsers.Component(fc.Component)] = true
 		t := &cov.Totals
 		t.Files++
 		t.Bytes += fc.Bytes
@@ -644,9 +647,6 @@ func (p *Pipeline) finishCoverage() Coverage {
 		cov.Hosts = append(cov.Hosts, *hc)
 	}
 	sort.Slice(cov.Hosts, func(i, j int) bool { return cov.Hosts[i].Host < cov.Hosts[j].Host })
-	if cov.Files == nil {
-		cov.Files = []FileCoverage{}
-	}
 	cov.Settings = []Setting{}
 	for _, k := range p.env.Settings.Keys() {
 		v, src, _ := p.env.Settings.Get(k)
@@ -656,7 +656,7 @@ func (p *Pipeline) finishCoverage() Coverage {
 			}
 		}
 	}
-	cov.Detectors = p.detectorCoverage(cov.Files)
+	cov.Detectors = p.detectorCoverage(present)
 	cov.State, cov.Stream = p.stateCoverage()
 	cov.Versions = p.versionCoverage()
 	return cov
@@ -701,11 +701,7 @@ func (p *Pipeline) stateCoverage() ([]StateCoverage, StreamCoverage) {
 
 // detectorCoverage says, for every detector, whether the logs it needs
 // were in the input.
-func (p *Pipeline) detectorCoverage(files []FileCoverage) []DetectorCoverage {
-	present := map[parsers.Component]bool{}
-	for _, fc := range files {
-		present[parsers.Component(fc.Component)] = true
-	}
+func (p *Pipeline) detectorCoverage(present map[parsers.Component]bool) []DetectorCoverage {
 	for _, c := range p.merger.Components() {
 		present[c] = true
 	}

@@ -84,7 +84,7 @@ func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
 		}
 	}
 	files := map[string]FileCoverage{}
-	for _, f := range res.Coverage.Files {
+	for f := range res.Coverage.Files.All() {
 		files[filepath.Base(f.Path)] = f
 	}
 	if f := files["ozone-hadoop-scm-scm1.log-1.gz"]; f.Records == 0 {

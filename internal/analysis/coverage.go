@@ -19,7 +19,7 @@ type Coverage struct {
 	End       time.Time          `json:"end"`   // latest record read
 	Totals    Totals             `json:"totals"`
 	Hosts     []HostCoverage     `json:"hosts"`
-	Files     []FileCoverage     `json:"files"`
+	Files     Files              `json:"files"`
 	Skipped   []bundle.Problem   `json:"skipped"`
 	Detectors []DetectorCoverage `json:"detectors"`
 	Settings  []Setting          `json:"settings"`

@@ -58,8 +58,10 @@ func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*Result
 	if err != nil {
 		return nil, err
 	}
-	p.cov.Files = append(p.cov.Files, feed.End(time.Time{})...)
-	if len(p.cov.Files) == 0 {
+	for _, fc := range feed.End(time.Time{}) {
+		p.cov.Files.add(fc, 0, "")
+	}
+	if p.cov.Files.Len() == 0 {
 		p.cov.Skipped = nonNil(p.cov.Skipped)
 		return &Result{Findings: []detectors.Finding{}, Coverage: p.finishCoverage()}, ErrNoInput
 	}

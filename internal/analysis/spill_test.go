@@ -10,8 +10,8 @@ import (
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
 )
 
-// A run whose held signals outgrow a small spill budget finds what a run
-// holding them all in memory finds, and reads the same: the sample cluster
+// A run whose held signals and file list outgrow a small spill budget
+// finds what a run holding them all in memory finds, and reads the same: the sample cluster
 // (all five defects, clock offsets, rotated and gzipped logs) with a budget
 // of a few hundred signals.
 func TestSpillGivesTheSameReport(t *testing.T) {
@@ -44,6 +44,10 @@ func TestSpillGivesTheSameReport(t *testing.T) {
 	if n := spilled.Coverage.Stream.Spilled; n < inMemory.Coverage.Totals.Signals/2 {
 		t.Fatalf("%d of %d signals spilled with a 64 KiB budget", n, inMemory.Coverage.Totals.Signals)
 	}
+	if spilled.Coverage.Files.spill == nil || inMemory.Coverage.Files.spill != nil {
+		t.Fatalf("the list of %d files went to a file with a 64 KiB budget: %v, without one: %v", spilled.Coverage.Files.Len(),
+			spilled.Coverage.Files.spill != nil, inMemory.Coverage.Files.spill != nil)
+	}
 	if string(got) != string(want) {
 		t.Fatalf("the report differs with spilling:\n%s\nwithout:\n%s", got, want)
 	}
@@ -53,7 +57,7 @@ func TestSpillGivesTheSameReport(t *testing.T) {
 	// A spill directory that cannot be used: the run says so, keeps the
 	// signals in memory and finds the same.
 	failed, got := run(64<<10, dir+"/missing")
-	if failed.Coverage.Stream.SpillError == "" || failed.Coverage.Stream.Spilled != 0 {
+	if failed.Coverage.Stream.SpillError == "" || failed.Coverage.Stream.Spilled != 0 || failed.Coverage.Files.spill != nil {
 		t.Fatalf("stream coverage %+v: want a spill error and nothing spilled", failed.Coverage.Stream)
 	}
 	if string(got) != string(want) {

@@ -89,8 +89,8 @@ func LoadBundle(s *Server, index, path string, hosts map[string]string, cluster 
 // Hosts maps each file of a bundle run's coverage to the host the run
 // learned for it, as LoadBundle takes it.
 func Hosts(cov analysis.Coverage) map[string]string {
-	hosts := make(map[string]string, len(cov.Files))
-	for _, f := range cov.Files {
+	hosts := make(map[string]string, cov.Files.Len())
+	for f := range cov.Files.All() {
 		hosts[f.Path] = f.Host
 	}
 	return hosts

@@ -1,0 +1,175 @@
+package analysis
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"os"
+	"slices"
+	"unsafe"
+)
+
+// Files is the coverage of every file read. A bundle run of many files
+// keeps its list in a temporary file past an eighth of the spill budget,
+// with only each file's rank and place in memory (24 bytes), and reads it
+// back a file at a time: held whole, the list of a bundle of 168,000 files
+// took 43 MB. In JSON it is an array either way.
+type Files struct {
+	spill *fileSpill     // the list's start, if it went to a file
+	list  []FileCoverage // the rest, in memory
+}
+
+// fileSpill is a list of files written to an unlinked temporary file as
+// JSON documents, one after another.
+type fileSpill struct {
+	f      *os.File
+	end    int64
+	index  []fileRef
+	failed bool  // writing failed: the rest of the list stays in memory
+	err    error // the first failure to read the list back
+}
+
+type fileRef struct {
+	rank int
+	off  int64
+	size int
+}
+
+// FilesOf returns a list of the files fcs.
+func FilesOf(fcs []FileCoverage) Files { return Files{list: fcs} }
+
+// Len returns how many files the list holds.
+func (fs *Files) Len() int {
+	n := len(fs.list)
+	if fs.spill != nil {
+		n += len(fs.spill.index)
+	}
+	return n
+}
+
+// All yields the files in the list's order. It stops early if the list
+// cannot be read back from its temporary file; Err says why.
+func (fs *Files) All() iter.Seq[FileCoverage] {
+	return func(yield func(FileCoverage) bool) {
+		if fs.spill != nil && !fs.spill.all(yield) {
+			return
+		}
+		for _, fc := range fs.list {
+			if !yield(fc) {
+				return
+			}
+		}
+	}
+}
+
+// all yields the files of the spill, and reports whether yield wants more.
+func (sp *fileSpill) all(yield func(FileCoverage) bool) bool {
+	var buf []byte
+	for _, ref := range sp.index {
+		buf = slices.Grow(buf[:0], ref.size)[:ref.size]
+		var fc FileCoverage
+		_, err := sp.f.ReadAt(buf, ref.off)
+		if err == nil {
+			err = json.Unmarshal(buf, &fc)
+		}
+		if err != nil {
+			sp.err = fmt.Errorf("file list: reading back its temporary file: %w", err)
+			return false
+		}
+		fc.rank = ref.rank
+		if !yield(fc) {
+			return false
+		}
+	}
+	return true
+}
+
+// Err returns why All stopped early, if it did.
+func (fs *Files) Err() error {
+	if fs.spill != nil {
+		return fs.spill.err
+	}
+	return nil
+}
+
+// add appends fc. Past limit bytes of list in memory (none when limit is
+// not positive) the list goes to a temporary file in dir; what cannot be
+// written there stays in memory.
+func (fs *Files) add(fc FileCoverage, limit int64, dir string) {
+	fs.list = append(fs.list, fc)
+	if limit > 0 && int64(len(fs.list))*fileCost >= limit && (fs.spill == nil || !fs.spill.failed) {
+		fs.flush(dir)
+	}
+}
+
+// flush writes the list in memory to the temporary file.
+func (fs *Files) flush(dir string) {
+	if fs.spill == nil {
+		f, err := os.CreateTemp(dir, "ozdoctor-files-*")
+		if err != nil {
+			fs.spill = &fileSpill{failed: true}
+			return
+		}
+		os.Remove(f.Name()) // unlinked: gone with the process whatever happens
+		fs.spill = &fileSpill{f: f}
+	}
+	for i, fc := range fs.list {
+		if err := fs.spill.write(fc); err != nil {
+			fs.spill.failed = true
+			fs.list = slices.Delete(fs.list, 0, i)
+			return
+		}
+	}
+	fs.list = fs.list[:0]
+}
+
+// fileCost is about what a file of the list takes in memory: its coverage
+// and a path.
+const fileCost = int64(unsafe.Sizeof(FileCoverage{})) + 80
+
+func (sp *fileSpill) write(fc FileCoverage) error {
+	b, err := json.Marshal(fc)
+	if err != nil {
+		return err
+	}
+	if _, err := sp.f.WriteAt(b, sp.end); err != nil {
+		return err
+	}
+	sp.index = append(sp.index, fileRef{rank: fc.rank, off: sp.end, size: len(b)})
+	sp.end += int64(len(b))
+	return nil
+}
+
+// sortByRank puts the files in name order (their rank on disk).
+func (fs *Files) sortByRank() {
+	if fs.spill != nil && len(fs.list) > 0 && !fs.spill.failed {
+		fs.flush("")
+	}
+	if fs.spill != nil && len(fs.list) > 0 { // the spill failed: all in memory
+		all := slices.AppendSeq(make([]FileCoverage, 0, fs.Len()), fs.All())
+		if fs.Err() != nil {
+			return // the list as it is, and the error
+		}
+		fs.spill, fs.list = nil, all
+	}
+	if fs.spill != nil {
+		slices.SortStableFunc(fs.spill.index, func(a, b fileRef) int { return cmp.Compare(a.rank, b.rank) })
+	}
+	slices.SortStableFunc(fs.list, func(a, b FileCoverage) int { return cmp.Compare(a.rank, b.rank) })
+}
+
+// MarshalJSON writes the list as an array, whole.
+func (fs Files) MarshalJSON() ([]byte, error) {
+	all := slices.AppendSeq(make([]FileCoverage, 0, fs.Len()), fs.All())
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(all)
+}
+
+// UnmarshalJSON reads an array into memory.
+func (fs *Files) UnmarshalJSON(b []byte) error {
+	*fs = Files{}
+	return json.Unmarshal(b, &fs.list)
+}
