@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
 	"slices"
 	"unsafe"
+
+	"github.com/ozdoctor/ozdoctor/internal/diskstore"
 )
 
 // Files is the coverage of every file read. A bundle run of many files
@@ -20,11 +21,9 @@ type Files struct {
 	list  []FileCoverage // the rest, in memory
 }
 
-// fileSpill is a list of files written to an unlinked temporary file as
-// JSON documents, one after another.
+// fileSpill is the part of a list written to a temporary file.
 type fileSpill struct {
-	f      *os.File
-	end    int64
+	store  *diskstore.Store
 	index  []fileRef
 	failed bool  // writing failed: the rest of the list stays in memory
 	err    error // the first failure to read the list back
@@ -32,8 +31,7 @@ type fileSpill struct {
 
 type fileRef struct {
 	rank int
-	off  int64
-	size int
+	diskstore.Ref
 }
 
 // FilesOf returns a list of the files fcs.
@@ -65,16 +63,10 @@ func (fs *Files) All() iter.Seq[FileCoverage] {
 
 // all yields the files of the spill, and reports whether yield wants more.
 func (sp *fileSpill) all(yield func(FileCoverage) bool) bool {
-	var buf []byte
 	for _, ref := range sp.index {
-		buf = slices.Grow(buf[:0], ref.size)[:ref.size]
 		var fc FileCoverage
-		_, err := sp.f.ReadAt(buf, ref.off)
-		if err == nil {
-			err = json.Unmarshal(buf, &fc)
-		}
-		if err != nil {
-			sp.err = fmt.Errorf("file list: reading back its temporary file: %w", err)
+		if err := sp.store.Get(ref.Ref, &fc); err != nil {
+			sp.err = fmt.Errorf("file list: %w", err)
 			return false
 		}
 		fc.rank = ref.rank
@@ -106,20 +98,21 @@ func (fs *Files) add(fc FileCoverage, limit int64, dir string) {
 // flush writes the list in memory to the temporary file.
 func (fs *Files) flush(dir string) {
 	if fs.spill == nil {
-		f, err := os.CreateTemp(dir, "ozdoctor-files-*")
+		store, err := diskstore.Open(dir)
+		fs.spill = &fileSpill{store: store, failed: err != nil}
 		if err != nil {
-			fs.spill = &fileSpill{failed: true}
 			return
 		}
-		os.Remove(f.Name()) // unlinked: gone with the process whatever happens
-		fs.spill = &fileSpill{f: f}
 	}
+	sp := fs.spill
 	for i, fc := range fs.list {
-		if err := fs.spill.write(fc); err != nil {
-			fs.spill.failed = true
+		ref, err := sp.store.Put(fc)
+		if err != nil {
+			sp.failed = true
 			fs.list = slices.Delete(fs.list, 0, i)
 			return
 		}
+		sp.index = append(sp.index, fileRef{fc.rank, ref})
 	}
 	fs.list = fs.list[:0]
 }
@@ -127,19 +120,6 @@ func (fs *Files) flush(dir string) {
 // fileCost is about what a file of the list takes in memory: its coverage
 // and a path.
 const fileCost = int64(unsafe.Sizeof(FileCoverage{})) + 80
-
-func (sp *fileSpill) write(fc FileCoverage) error {
-	b, err := json.Marshal(fc)
-	if err != nil {
-		return err
-	}
-	if _, err := sp.f.WriteAt(b, sp.end); err != nil {
-		return err
-	}
-	sp.index = append(sp.index, fileRef{rank: fc.rank, off: sp.end, size: len(b)})
-	sp.end += int64(len(b))
-	return nil
-}
 
 // sortByRank puts the files in name order (their rank on disk).
 func (fs *Files) sortByRank() {
