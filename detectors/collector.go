@@ -1,14 +1,42 @@
 package detectors
 
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"slices"
+
+	"github.com/ozdoctor/ozdoctor/internal/diskstore"
+)
+
 // Collector keeps what a report shows from a run's transitions: the latest
 // version of every alert that fired or resolved, whether or not the engine
 // still remembers it. Pending alerts at the end and withdrawn ones are left
-// out. Its size is the number of distinct alerts of the run.
+// out. Its size is the number of distinct alerts of the run; told to Spill,
+// it keeps the findings of resolved alerts in a temporary file, with only
+// what orders and selects them in memory.
 type Collector struct {
 	index    map[string]int // detector + "\x00" + key -> findings index
-	findings []Finding      // in order of first transition
+	findings []Finding      // in order of first transition; of a spilled one, its detector, key, start and state
 	gone     []bool         // withdrawn
+	// spilled are where the findings left out of findings lie (Size 0: in
+	// memory). A checkpoint never holds a spilling collector's state.
+	spilled  []diskstore.Ref  `state:"-"`
+	store    *diskstore.Store `state:"-"`
+	spillErr error            `state:"-"`
 }
+
+// Spill makes the collector keep the findings of resolved alerts in a
+// temporary file in dir ("" the system's) from now on. If that file cannot
+// be made or written, they stay in memory and SpillError says why.
+func (c *Collector) Spill(dir string) {
+	c.store, c.spillErr = diskstore.Open(dir)
+	c.spilled = make([]diskstore.Ref, len(c.findings))
+}
+
+// SpillError says why findings stayed in memory though told to Spill.
+func (c *Collector) SpillError() error { return c.spillErr }
 
 // Add records one transition; it is a subscriber of the engine.
 func (c *Collector) Add(t Transition) {
@@ -22,21 +50,141 @@ func (c *Collector) Add(t Transition) {
 		c.index[k] = i
 		c.findings = append(c.findings, Finding{})
 		c.gone = append(c.gone, false)
+		if c.spilled != nil {
+			c.spilled = append(c.spilled, diskstore.Ref{})
+		}
 	}
 	c.findings[i] = t.Finding
 	c.gone[i] = t.To == Inactive
+	if c.store == nil {
+		return
+	}
+	c.spilled[i] = diskstore.Ref{}
+	if t.To != Resolved || c.spillErr != nil {
+		return
+	}
+	ref, err := c.store.Put(&t.Finding)
+	if err != nil {
+		c.spillErr = err
+		return
+	}
+	f := &t.Finding
+	c.findings[i], c.spilled[i] = Finding{Detector: f.Detector, Key: f.Key, Start: f.Start, State: f.State}, ref
 }
 
-// Findings returns the findings to report, finalized by e and sorted by
-// start and detector; keep, if not nil, selects the detectors reported.
-func (c *Collector) Findings(e *Engine, keep func(detector string) bool) []Finding {
-	out := []Finding{}
+// finding returns the i-th finding, read back if it was spilled.
+func (c *Collector) finding(i int) (Finding, error) {
+	if i >= len(c.spilled) || c.spilled[i].Size == 0 {
+		return c.findings[i], nil
+	}
+	var f Finding
+	if err := c.store.Get(c.spilled[i], &f); err != nil {
+		return Finding{}, fmt.Errorf("findings: %w", err)
+	}
+	return f, nil
+}
+
+// Findings returns the findings to report, sorted by start and detector,
+// each finalized by finalize as it is read; keep, if not nil, selects the
+// detectors reported.
+func (c *Collector) Findings(finalize func(Finding) Finding, keep func(detector string) bool) FindingList {
+	var order []int
 	for i, f := range c.findings {
 		if c.gone[i] || f.State == Pending || keep != nil && !keep(f.Detector) {
 			continue
 		}
-		out = append(out, e.Finalize(f))
+		order = append(order, i)
 	}
-	SortFindings(out)
-	return out
+	slices.SortStableFunc(order, func(a, b int) int { return compareFindings(&c.findings[a], &c.findings[b]) })
+	return FindingList{src: &collected{c: c, order: order, finalize: finalize}}
+}
+
+// FindingList is the findings of a report, in its order. A run's list
+// reads those its collector spilled back one at a time, and finalizes each
+// as it is read: a report of thousands of findings is never held whole. In
+// JSON it is an array.
+type FindingList struct {
+	fs  []Finding
+	src *collected // if not nil, the list
+}
+
+// collected is a collector's findings in report order.
+type collected struct {
+	c        *Collector
+	order    []int
+	finalize func(Finding) Finding
+	err      error // the first failure to read a finding back
+}
+
+// FindingsOf returns a list of the findings fs.
+func FindingsOf(fs []Finding) FindingList { return FindingList{fs: fs} }
+
+// Len returns how many findings the list holds.
+func (l FindingList) Len() int {
+	if l.src != nil {
+		return len(l.src.order)
+	}
+	return len(l.fs)
+}
+
+// All yields the findings in order. It stops early if one cannot be read
+// back from its temporary file; Err says why.
+func (l FindingList) All() iter.Seq[Finding] {
+	return func(yield func(Finding) bool) {
+		if l.src == nil {
+			for _, f := range l.fs {
+				if !yield(f) {
+					return
+				}
+			}
+			return
+		}
+		s := l.src
+		for _, i := range s.order {
+			f, err := s.c.finding(i)
+			if err != nil {
+				s.err = err
+				return
+			}
+			if s.finalize != nil {
+				f = s.finalize(f)
+			}
+			if !yield(f) {
+				return
+			}
+		}
+	}
+}
+
+// Slice returns the findings, read whole into memory (never nil).
+func (l FindingList) Slice() []Finding {
+	return slices.AppendSeq(make([]Finding, 0, l.Len()), l.All())
+}
+
+// Err returns why All stopped early, if it did.
+func (l FindingList) Err() error {
+	if l.src != nil {
+		return l.src.err
+	}
+	return nil
+}
+
+// MarshalJSON writes the list as an array, whole, escaping no HTML: the
+// encoder around it does if it was told to, as for a slice.
+func (l FindingList) MarshalJSON() ([]byte, error) {
+	fs := l.Slice()
+	if err := l.Err(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(fs)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+}
+
+// UnmarshalJSON reads an array into memory.
+func (l *FindingList) UnmarshalJSON(b []byte) error {
+	*l = FindingList{}
+	return json.Unmarshal(b, &l.fs)
 }

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
@@ -302,7 +303,7 @@ func (e *Engine) Flush(end time.Time) []Finding {
 		e.running[i].det.Flush(end, e.running[i].emit)
 	}
 	if e.all != nil {
-		return e.all.Findings(e, nil)
+		return e.all.Findings(e.Finalize, nil).Slice()
 	}
 	out := []Finding{}
 	for _, f := range e.Alerts() {
@@ -346,40 +347,56 @@ func (e *Engine) State() []DetectorState {
 // SortFindings orders findings by start, then detector, keeping the order
 // of findings that tie.
 func SortFindings(fs []Finding) {
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		if c := a.Start.Compare(b.Start); c != 0 {
-			return c
-		}
-		if a.Detector != b.Detector {
-			if a.Detector < b.Detector {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(fs, func(a, b Finding) int { return compareFindings(&a, &b) })
+}
+
+// compareFindings orders by start, then detector.
+func compareFindings(a, b *Finding) int {
+	if c := a.Start.Compare(b.Start); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Detector, b.Detector)
 }
 
 // Finalize returns f as a report shows it: remediation steps filled from
 // its detector's doc, and its datanodes completed with what the run has
 // learned since the detector emitted it.
 func (e *Engine) Finalize(f Finding) Finding {
+	for _, r := range e.running {
+		if r.doc.Name == f.Detector {
+			return finalize(f, e.env.Identity, &r.doc)
+		}
+	}
+	return finalize(f, e.env.Identity, nil)
+}
+
+// Finalizer returns Finalize holding only what it needs (the detectors'
+// docs and the identities learned), not the detectors' state: a report
+// read after the run finalizes its findings as it goes.
+func (e *Engine) Finalizer() func(Finding) Finding {
+	docs := map[string]*Doc{}
+	for _, r := range e.running {
+		docs[r.doc.Name] = &r.doc
+	}
+	id := e.env.Identity
+	return func(f Finding) Finding { return finalize(f, id, docs[f.Detector]) }
+}
+
+func finalize(f Finding, id *Identity, doc *Doc) Finding {
 	if len(f.Entities.Datanodes) > 0 {
 		dns := make([]catalogue.Datanode, len(f.Entities.Datanodes))
 		for i, d := range f.Entities.Datanodes {
-			dns[i] = e.env.Identity.Complete(d)
+			dns[i] = id.Complete(d)
 		}
 		f.Entities.Datanodes = dns
 	}
-	for _, r := range e.running {
-		if r.doc.Name != f.Detector {
-			continue
-		}
-		if steps, err := r.doc.Remediate(&f); err == nil {
-			f.Remediation = steps
-		} else {
-			f.Remediation = []string{err.Error()}
-		}
+	if doc == nil {
+		return f
+	}
+	if steps, err := doc.Remediate(&f); err == nil {
+		f.Remediation = steps
+	} else {
+		f.Remediation = []string{err.Error()}
 	}
 	return f
 }

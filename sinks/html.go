@@ -46,7 +46,11 @@ type htmlSink struct{ w io.Writer }
 // whole input, and the coverage tables. The same report gives the same bytes.
 func (s htmlSink) Write(r *Report) error {
 	w := bufio.NewWriter(s.w)
-	page := newHTMLPage(r)
+	fs, err := sorted(r)
+	if err != nil {
+		return err
+	}
+	page := newHTMLPage(r, fs)
 	if err := r.Coverage.Files.Err(); err != nil {
 		return err
 	}
@@ -137,11 +141,12 @@ type stepPart struct {
 
 var severityIcons = map[detectors.Severity]string{detectors.Critical: "✖", detectors.Warning: "⚠", detectors.Info: "ℹ"}
 
-func newHTMLPage(r *Report) htmlPage {
+// newHTMLPage lays out r, whose findings are fs in the order shown.
+func newHTMLPage(r *Report, fs []detectors.Finding) htmlPage {
 	c := r.Coverage
-	p := htmlPage{Cluster: r.Cluster, Cov: c, Total: len(r.Findings), Bytes: humanBytes(c.Totals.Bytes)}
+	p := htmlPage{Cluster: r.Cluster, Cov: c, Total: len(fs), Bytes: humanBytes(c.Totals.Bytes)}
 	n := map[detectors.Severity]int{}
-	for _, f := range r.Findings {
+	for _, f := range fs {
 		n[f.Severity]++
 	}
 	for _, s := range []detectors.Severity{detectors.Critical, detectors.Warning, detectors.Info} {
@@ -174,7 +179,6 @@ func newHTMLPage(r *Report) htmlPage {
 	for _, o := range c.Offsets {
 		p.Offsets = append(p.Offsets, offsetText{o.Host, o.Reference, signedDuration(o.Offset), o.Pairs, o.Applied})
 	}
-	fs := sorted(r.Findings)
 	for i, f := range fs {
 		p.Findings = append(p.Findings, newHTMLFinding(i+1, f, c))
 	}

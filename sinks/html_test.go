@@ -41,7 +41,7 @@ func htmlReport() *Report {
 	hostileHost := `dn"><img src=x onerror=alert(1)>`
 	dense = append(dense, ev(hostileHost, "datanode", time.Hour, "ok"))
 	return &Report{
-		Findings: []detectors.Finding{
+		Findings: detectors.FindingsOf([]detectors.Finding{
 			{Detector: "scm-pause-stale-nodes", Defect: "HDDS-17519", Severity: detectors.Warning, Confidence: detectors.High,
 				Title: "Live datanodes marked STALE " + hostile, Summary: "The SCM paused; run `ozone admin datanode list` " + hostile,
 				Start: at(12*time.Minute + 30*time.Second), End: at(22 * time.Minute), State: detectors.Resolved, Evidence: pause,
@@ -55,7 +55,7 @@ func htmlReport() *Report {
 			{Detector: "raft-division-stuck-closing", Defect: "HDDS-17674", Severity: detectors.Critical, Confidence: detectors.Medium,
 				Title: "Division stuck", Summary: "s", Start: at(0), End: at(time.Hour), State: detectors.Firing, Evidence: dense,
 				Remediation: []string{"Restart: `ozone --daemon stop datanode`"}},
-		},
+		}),
 		Coverage: analysis.Coverage{Inputs: []string{"bundle " + hostile + ".tgz"}, TimeZone: "UTC", HostZones: map[string]string{"dn1": "Europe/Berlin", "dn2": "UTC"},
 			Start: t0, End: at(time.Hour), Totals: analysis.Totals{Files: 3, Bytes: 12345},
 			Hosts: []analysis.HostCoverage{

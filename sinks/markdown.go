@@ -11,18 +11,22 @@ type markdownSink struct{ w io.Writer }
 
 // Write renders the report as Markdown (for tickets and chat).
 func (s markdownSink) Write(r *Report) error {
+	fs, err := sorted(r)
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriter(s.w)
 	c := r.Coverage
 	fmt.Fprint(w, "# ozdoctor report")
 	if r.Cluster != "" {
 		fmt.Fprintf(w, ": cluster %s", mdEscape(r.Cluster))
 	}
-	fmt.Fprintf(w, "\n\n%d findings", len(r.Findings))
-	if len(r.Findings) > 0 {
-		fmt.Fprintf(w, " (%s)", counts(r.Findings))
+	fmt.Fprintf(w, "\n\n%d findings", len(fs))
+	if len(fs) > 0 {
+		fmt.Fprintf(w, " (%s)", counts(fs))
 	}
 	fmt.Fprintf(w, " in %d files from %d hosts, %s to %s.\n", c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
-	for _, f := range sorted(r.Findings) {
+	for _, f := range fs {
 		fmt.Fprintf(w, "\n## %s %s: %s\n\n", strings.ToUpper(f.Severity.String()), f.Defect, mdEscape(f.Title))
 		fmt.Fprintf(w, "`%s` · confidence **%s** · %s · %s to %s\n\n%s\n\n", f.Detector, f.Confidence, stateText(f), stamp(f.Start), stamp(f.End), mdEscape(f.Summary))
 		for _, l := range entityLines(f.Entities) {

@@ -122,6 +122,16 @@ func (j *jsonWriter) array(prefix string, isNil bool, n int, elem func(i int, pr
 	j.str("\n" + prefix + "]")
 }
 
+// sequence writes the n values of seq as an array, a value at a time.
+func sequence[T any](j *jsonWriter, prefix string, n int, seq iter.Seq[T]) {
+	next, stop := iter.Pull(seq)
+	defer stop()
+	j.array(prefix, false, n, func(_ int, prefix string) {
+		v, _ := next()
+		j.value(&v, prefix)
+	})
+}
+
 // report writes r as its fields' JSON tags say (TestStreamedJSON holds the
 // two together).
 func (j *jsonWriter) report(r *Report, prefix string) {
@@ -133,7 +143,10 @@ func (j *jsonWriter) report(r *Report, prefix string) {
 		j.str(",\n")
 	}
 	j.str(in + `"findings": `)
-	j.array(in, r.Findings == nil, len(r.Findings), func(i int, prefix string) { j.value(&r.Findings[i], prefix) })
+	sequence(j, in, r.Findings.Len(), r.Findings.All())
+	if err := r.Findings.Err(); err != nil && j.err == nil {
+		j.err = err
+	}
 	j.str(",\n" + in + `"coverage": `)
 	j.coverage(&r.Coverage, in)
 	j.str("\n" + prefix + "}")
@@ -158,12 +171,7 @@ func (j *jsonWriter) coverage(c *analysis.Coverage, prefix string) {
 		return
 	}
 	j.str(before + "\n" + in + `"files": `)
-	next, stop := iter.Pull(c.Files.All())
-	defer stop()
-	j.array(in, false, c.Files.Len(), func(_ int, prefix string) {
-		fc, _ := next()
-		j.value(&fc, prefix)
-	})
+	sequence(j, in, c.Files.Len(), c.Files.All())
 	if err := c.Files.Err(); err != nil && j.err == nil {
 		j.err = err
 	}
@@ -185,16 +193,20 @@ func counts(fs []detectors.Finding) string {
 	return strings.Join(parts, ", ")
 }
 
-// sorted returns findings most severe first, then by start.
-func sorted(fs []detectors.Finding) []detectors.Finding {
-	out := append([]detectors.Finding(nil), fs...)
+// sorted reads r's findings whole, most severe first, then by start: the
+// text, Markdown and HTML reports are read by people, in that order.
+func sorted(r *Report) ([]detectors.Finding, error) {
+	out := r.Findings.Slice()
+	if err := r.Findings.Err(); err != nil {
+		return nil, err
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Severity != out[j].Severity {
 			return out[i].Severity > out[j].Severity
 		}
 		return out[i].Start.Before(out[j].Start)
 	})
-	return out
+	return out, nil
 }
 
 func entityLines(e detectors.Entities) []string {

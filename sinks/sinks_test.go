@@ -21,14 +21,14 @@ func report() *Report {
 			Time: t0.Add(time.Duration(i) * time.Second), Text: "line " + string(rune('a'+i))})
 	}
 	return &Report{
-		Findings: []detectors.Finding{
+		Findings: detectors.FindingsOf([]detectors.Finding{
 			{Detector: "w", Defect: "HDDS-2", Severity: detectors.Warning, Confidence: detectors.Medium, Title: "warn | pipe",
 				Summary: "s2", Start: t0, End: t0, State: detectors.Firing, Evidence: ev[:1], Remediation: []string{"do <b> with `ozone admin <x>`"}},
 			{Detector: "c", Defect: "HDDS-1", Severity: detectors.Critical, Confidence: detectors.High, Title: "crit",
 				Summary: "s1", Start: t0.Add(time.Hour), End: t0.Add(2 * time.Hour), State: detectors.Resolved, Evidence: ev,
 				Entities:    detectors.Entities{Containers: []uint64{7}, Datanodes: []catalogue.Datanode{{UUID: "u1", Host: "dn1"}}},
 				Remediation: []string{"step one\nsecond line", "step two"}, Facts: map[string]string{"b": "2", "a": "1"}},
-		},
+		}),
 		Coverage: analysis.Coverage{TimeZone: "UTC", Totals: analysis.Totals{Files: 2},
 			Hosts: []analysis.HostCoverage{{Host: "scm1", Components: []string{"scm"}, Files: 1}},
 			Files: analysis.FilesOf([]analysis.FileCoverage{{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: "scm", Kind: "log",
@@ -101,7 +101,7 @@ func TestJSONIsOneDocument(t *testing.T) {
 func TestStreamedJSON(t *testing.T) {
 	full, named := report(), report()
 	named.Cluster = "prod <eu>"
-	none := &Report{Findings: []detectors.Finding{}, Coverage: full.Coverage}
+	none := &Report{Coverage: full.Coverage}
 	null := &Report{Cluster: "c2"}
 	whole := func(v any) string {
 		var b bytes.Buffer

@@ -18,18 +18,22 @@ const textEvidence = 10
 
 // Write renders the report for a terminal: findings first, then coverage.
 func (s textSink) Write(r *Report) error {
+	fs, err := sorted(r)
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriter(s.w)
 	c := r.Coverage
 	fmt.Fprint(w, "ozdoctor: ")
 	if r.Cluster != "" {
 		fmt.Fprintf(w, "cluster %s: ", r.Cluster)
 	}
-	if len(r.Findings) == 0 {
+	if len(fs) == 0 {
 		fmt.Fprintf(w, "no findings in %d files from %d hosts (%s to %s)\n", c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
 	} else {
-		fmt.Fprintf(w, "%d findings (%s) in %d files from %d hosts (%s to %s)\n", len(r.Findings), counts(r.Findings), c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
+		fmt.Fprintf(w, "%d findings (%s) in %d files from %d hosts (%s to %s)\n", len(fs), counts(fs), c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
 	}
-	for i, f := range sorted(r.Findings) {
+	for i, f := range fs {
 		fmt.Fprintf(w, "\n[%d] %s  %s  %s\n", i+1, strings.ToUpper(f.Severity.String()), f.Defect, f.Title)
 		fmt.Fprintf(w, "    %s · confidence %s · %s · %s to %s\n", f.Detector, f.Confidence, stateText(f), stamp(f.Start), stamp(f.End))
 		fmt.Fprintf(w, "    %s\n", f.Summary)

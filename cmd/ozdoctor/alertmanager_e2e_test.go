@@ -42,10 +42,10 @@ func TestWatchAlertmanagerEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	batch, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{src}, Detectors: registry.All()})
-	if err != nil || len(batch.Findings) != 1 || batch.Findings[0].Defect != "HDDS-17674" {
-		t.Fatalf("the scenario's bundle run: %v %v", err, batch.Findings)
+	if err != nil || batch.Findings.Len() != 1 || batch.Findings.Slice()[0].Defect != "HDDS-17674" {
+		t.Fatalf("the scenario's bundle run: %v %v", err, batch.Findings.Slice())
 	}
-	incident := batch.Findings[0].Key
+	incident := batch.Findings.Slice()[0].Key
 	rp, err := scenario.NewReplay(src, logs)
 	if err != nil {
 		t.Fatal(err)
@@ -139,8 +139,8 @@ func TestWatchAlertmanagerEndToEnd(t *testing.T) {
 			t.Errorf("no annotation %s: %v", n, a.Annotations)
 		}
 	}
-	if a.Annotations["runbook_url"] != "https://example.org/runbooks/raft-division-stuck-closing" || !a.StartsAt.Equal(batch.Findings[0].Start) {
-		t.Errorf("runbook %q, startsAt %s (the incident started %s)", a.Annotations["runbook_url"], a.StartsAt, batch.Findings[0].Start)
+	if a.Annotations["runbook_url"] != "https://example.org/runbooks/raft-division-stuck-closing" || !a.StartsAt.Equal(batch.Findings.Slice()[0].Start) {
+		t.Errorf("runbook %q, startsAt %s (the incident started %s)", a.Annotations["runbook_url"], a.StartsAt, batch.Findings.Slice()[0].Start)
 	}
 	if n := firing(firstOut)[""] + len(firing(firstOut)); n != 0 {
 		t.Errorf("the killed daemon had already fired:\n%s", firstOut)

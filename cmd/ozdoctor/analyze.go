@@ -200,11 +200,11 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 		if findingsES != nil {
 			cfg := *findingsES
 			cfg.Cluster = res.Cluster
-			if err := writeFindingsES(ctx, cfg, res.Findings); err != nil {
+			if err := writeFindingsES(ctx, cfg, res.Findings.Slice()); err != nil {
 				return &exitError{code: exitInternal, err: fmt.Errorf("the report is complete, but the findings were not indexed: %w", err)}
 			}
 		}
-		for _, f := range res.Findings {
+		for f := range res.Findings.All() {
 			failed = failed || (failOn != 0 && f.Severity >= failOn)
 		}
 	}

@@ -137,7 +137,7 @@ func runCase(t *testing.T, regs []detectors.Registration, path string) {
 	for _, d := range built {
 		checkBuilt(t, d)
 	}
-	got := Golden(res.Findings, bundleDir)
+	got := Golden(res.Findings.Slice(), bundleDir)
 	checkLive(t, opt, c.Seed, bundleDir, got, batch)
 	if *update {
 		ar.set("expected.json", got)
@@ -175,7 +175,7 @@ func checkLive(t *testing.T, opt analysis.Options, seed int64, root string, find
 	if stats.LongestIdle <= analysis.DefaultIdle {
 		t.Errorf("no stream was idle long enough to be released by the clock (longest %s)", stats.LongestIdle)
 	}
-	if got := Golden(res.Findings, root); !bytes.Equal(got, findings) {
+	if got := Golden(res.Findings.Slice(), root); !bytes.Equal(got, findings) {
 		t.Errorf("live replay findings differ from the batch run:\n%s", diff(string(findings), string(got)))
 	}
 	if d := diff(strings.Join(transitions, "\n"), strings.Join(live, "\n")); d != "" {
@@ -197,7 +197,7 @@ func checkLive(t *testing.T, opt analysis.Options, seed int64, root string, find
 	if cut.Restarts == 0 {
 		t.Error("no restart happened")
 	}
-	if got := Golden(res.Findings, root); !bytes.Equal(got, findings) {
+	if got := Golden(res.Findings.Slice(), root); !bytes.Equal(got, findings) {
 		t.Errorf("findings after %d restarts differ from the batch run:\n%s", cut.Restarts, diff(string(findings), string(got)))
 	}
 	if d := diff(strings.Join(transitions, "\n"), strings.Join(live, "\n")); d != "" {

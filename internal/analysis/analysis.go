@@ -79,9 +79,9 @@ type Progress struct {
 type Result struct {
 	// Cluster names the Ozone cluster when the source held several (an
 	// Elasticsearch index read per cluster).
-	Cluster  string              `json:"cluster,omitempty"`
-	Findings []detectors.Finding `json:"findings"`
-	Coverage Coverage            `json:"coverage"`
+	Cluster  string                `json:"cluster,omitempty"`
+	Findings detectors.FindingList `json:"findings"`
+	Coverage Coverage              `json:"coverage"`
 }
 
 // Run analyses the inputs: the bundle walker is the source, every file's
@@ -169,7 +169,7 @@ func run(ctx context.Context, opt Options, held bool) (*Result, walkStats, error
 	p.cov.Skipped = append(p.cov.Skipped, problems...)
 	if p.cov.Files.Len() == 0 {
 		p.cov.Skipped = nonNil(p.cov.Skipped)
-		return &Result{Findings: []detectors.Finding{}, Coverage: p.finishCoverage()}, walk, ErrNoInput
+		return &Result{Coverage: p.finishCoverage()}, walk, ErrNoInput
 	}
 	return p.Finish(), walk, nil
 }
@@ -270,6 +270,9 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 		return nil, err
 	}
 	p.metrics = p.engine.Metrics()
+	if opt.SpillBudget > 0 {
+		p.collector.Spill(opt.SpillDir)
+	}
 	p.engine.Subscribe(p.collector.Add)
 	if opt.Subscribe != nil {
 		p.engine.Subscribe(opt.Subscribe)
@@ -374,7 +377,10 @@ func (p *Pipeline) Finish() *Result {
 	for _, d := range cov.Detectors {
 		ran[d.Name] = d.Ran
 	}
-	findings := p.collector.Findings(p.engine, func(name string) bool { return ran[name] })
+	if err := p.collector.SpillError(); err != nil && cov.Stream.SpillError == "" {
+		cov.Stream.SpillError = "findings: " + err.Error()
+	}
+	findings := p.collector.Findings(p.engine.Finalizer(), func(name string) bool { return ran[name] })
 	return &Result{Findings: findings, Coverage: cov}
 }
 

@@ -182,7 +182,7 @@ func BenchmarkAnalyze(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(res.Findings) == 0 {
+		if res.Findings.Len() == 0 {
 			b.Fatal("no findings in the benchmark bundle")
 		}
 	}
@@ -202,7 +202,7 @@ func TestDenseFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	periods := map[string]int{}
-	for _, f := range res.Findings {
+	for _, f := range res.Findings.Slice() {
 		periods[f.Defect+" "+f.Start.Truncate(3*time.Hour).Format("15:04")]++
 	}
 	for _, defect := range []string{"HDDS-17519", "HDDS-17425", "HDDS-17674", "HDDS-16839", "HDDS-16809"} {
@@ -212,7 +212,7 @@ func TestDenseFleet(t *testing.T) {
 			}
 		}
 	}
-	if tot := res.Coverage.Totals; len(res.Findings) != 10 || tot.Signals == 0 || tot.Bytes/tot.Signals > 8<<10 {
-		t.Errorf("%d findings, %d signals in %d bytes: want 10 findings and a signal every 8 KB or less", len(res.Findings), tot.Signals, tot.Bytes)
+	if tot := res.Coverage.Totals; res.Findings.Len() != 10 || tot.Signals == 0 || tot.Bytes/tot.Signals > 8<<10 {
+		t.Errorf("%d findings, %d signals in %d bytes: want 10 findings and a signal every 8 KB or less", res.Findings.Len(), tot.Signals, tot.Bytes)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/stream"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
@@ -63,7 +62,7 @@ func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*Result
 	}
 	if p.cov.Files.Len() == 0 {
 		p.cov.Skipped = nonNil(p.cov.Skipped)
-		return &Result{Findings: []detectors.Finding{}, Coverage: p.finishCoverage()}, ErrNoInput
+		return &Result{Coverage: p.finishCoverage()}, ErrNoInput
 	}
 	return p.Finish(), nil
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -139,13 +140,18 @@ func (fs *Files) sortByRank() {
 	slices.SortStableFunc(fs.list, func(a, b FileCoverage) int { return cmp.Compare(a.rank, b.rank) })
 }
 
-// MarshalJSON writes the list as an array, whole.
+// MarshalJSON writes the list as an array, whole, escaping no HTML: the
+// encoder around it does if it was told to, as for a slice.
 func (fs Files) MarshalJSON() ([]byte, error) {
 	all := slices.AppendSeq(make([]FileCoverage, 0, fs.Len()), fs.All())
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(all)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(all)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // UnmarshalJSON reads an array into memory.

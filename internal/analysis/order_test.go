@@ -49,8 +49,8 @@ func TestEarlyReleaseGivesTheHeldReport(t *testing.T) {
 	}
 	// Holding all, only untimed signals (the cluster's settings) leave
 	// during the walk.
-	if walk.released > 10 || len(held.Findings) < 10 {
-		t.Fatalf("holding all: %d signals released during the walk, %d findings; want the settings and the fleet's (all five defects a period)", walk.released, len(held.Findings))
+	if walk.released > 10 || held.Findings.Len() < 10 {
+		t.Fatalf("holding all: %d signals released during the walk, %d findings; want the settings and the fleet's (all five defects a period)", walk.released, held.Findings.Len())
 	}
 	want := reportJSON(t, held)
 	for _, workers := range []int{1, 3} {

@@ -26,8 +26,8 @@ func TestSampleBundleLiveAndRestarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := findingsJSON(t, res)
-	if len(res.Findings) != 5 {
-		t.Fatalf("sample bundle: %d findings, want 5", len(res.Findings))
+	if res.Findings.Len() != 5 {
+		t.Fatalf("sample bundle: %d findings, want 5", res.Findings.Len())
 	}
 
 	opt.Subscribe = nil

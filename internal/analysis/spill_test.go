@@ -36,8 +36,8 @@ func TestSpillGivesTheSameReport(t *testing.T) {
 		return res, out
 	}
 	inMemory, want := run(0, "")
-	if len(inMemory.Findings) < 5 {
-		t.Fatalf("%d findings in the sample, want all five defects", len(inMemory.Findings))
+	if inMemory.Findings.Len() < 5 {
+		t.Fatalf("%d findings in the sample, want all five defects", inMemory.Findings.Len())
 	}
 	spillDir := t.TempDir()
 	spilled, got := run(64<<10, spillDir)

@@ -430,12 +430,13 @@ func (d *Daemon) Report() *analysis.Result {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	eng := d.pipe.Engine()
-	r := &analysis.Result{Findings: []detectors.Finding{}}
+	findings := []detectors.Finding{}
 	for _, f := range eng.Alerts() {
 		if f.State != detectors.Pending {
-			r.Findings = append(r.Findings, eng.Finalize(f))
+			findings = append(findings, eng.Finalize(f))
 		}
 	}
+	r := &analysis.Result{Findings: detectors.FindingsOf(findings)}
 	var files []analysis.FileCoverage
 	for _, path := range slices.Sorted(maps.Keys(d.sources)) {
 		src := d.sources[path]

@@ -31,7 +31,7 @@ func (c *clock) now() time.Time { return c.t }
 // findings a bundle run over the same files reports.
 func TestWatchFindsWhatABundleRunFinds(t *testing.T) {
 	src, opt, batch := sampleRun(t)
-	want := summary(batch.Findings)
+	want := summary(batch.Findings.Slice())
 	if len(want) != 5 {
 		t.Fatalf("batch run: %v", want)
 	}

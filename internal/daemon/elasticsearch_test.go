@@ -74,7 +74,7 @@ func TestWatchElasticsearchResumesAfterKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := summary(batch.Findings)
+	want := summary(batch.Findings.Slice())
 	hosts := esstandin.Hosts(batch.Coverage)
 	srv := esstandin.New()
 	if _, err := esstandin.LoadBundle(srv, "filebeat-ozone", sample, hosts, "prod1", true); err != nil {

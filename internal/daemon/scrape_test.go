@@ -27,7 +27,7 @@ import (
 func TestScrapeCorroboratesAndFaultsAreCounted(t *testing.T) {
 	src, opt, batch := sampleRun(t)
 	var stuck detectors.Finding
-	for _, f := range batch.Findings {
+	for _, f := range batch.Findings.Slice() {
 		if f.Defect == "HDDS-17674" {
 			stuck = f
 		}

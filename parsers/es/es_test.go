@@ -96,7 +96,7 @@ func identity(f detectors.Finding) string {
 func TestEquivalenceWithBundle(t *testing.T) {
 	want, hosts := bundleRun(t)
 	var wantIDs []string
-	for _, f := range want.Findings {
+	for _, f := range want.Findings.Slice() {
 		wantIDs = append(wantIDs, identity(f))
 	}
 	if len(wantIDs) < 5 {
@@ -153,7 +153,7 @@ func TestEquivalenceWithBundle(t *testing.T) {
 					t.Fatal(err)
 				}
 				var gotIDs []string
-				for _, f := range res.Findings {
+				for _, f := range res.Findings.Slice() {
 					gotIDs = append(gotIDs, identity(f))
 				}
 				if !slices.Equal(gotIDs, wantIDs) {

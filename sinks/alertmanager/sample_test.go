@@ -50,7 +50,7 @@ func TestRealAlertmanagerTakesTheSampleBundle(t *testing.T) {
 	}
 	active := am.ByIncident(t)
 	firing := 0
-	for _, f := range res.Findings {
+	for _, f := range res.Findings.Slice() {
 		a, ok := active[f.Key]
 		if f.State != detectors.Firing {
 			if ok {
@@ -68,7 +68,7 @@ func TestRealAlertmanagerTakesTheSampleBundle(t *testing.T) {
 			t.Errorf("%s: labels %v annotations %v", f.Key, a.Labels, a.Annotations)
 		}
 	}
-	t.Logf("%d findings, %d firing at the end, %d notifications sent", len(res.Findings), firing, st.Targets[0].Sent)
+	t.Logf("%d findings, %d firing at the end, %d notifications sent", res.Findings.Len(), firing, st.Targets[0].Sent)
 	if firing == 0 || len(active) != firing {
 		t.Errorf("%d firing findings, %d active alerts", firing, len(active))
 	}

@@ -22,7 +22,7 @@ func sampleFindings(t *testing.T) []detectors.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Findings
+	return res.Findings.Slice()
 }
 
 // The template is installed with an explicit mapping of every field the

@@ -1,0 +1,97 @@
+package detectors
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// transitions of three alerts: a resolves, b resolves then fires again, c
+// stays firing; b starts first.
+func collectorTransitions() []Transition {
+	t0 := time.Date(2026, 8, 23, 10, 0, 0, 0, time.UTC)
+	f := func(key string, start time.Duration, st State, text string) Transition {
+		return Transition{To: st, Finding: Finding{Detector: "d", Key: key, Severity: Warning, State: st,
+			Start: t0.Add(start), End: t0.Add(start + time.Minute), Summary: "alert " + key + " <b>",
+			Entities: Entities{Datanodes: []catalogue.Datanode{{UUID: "u-" + key}}}, Facts: map[string]string{"n": text},
+			Evidence: []Evidence{{File: "f.log", Line: 7, Host: "dn1", Time: t0.Add(start), Text: strings.Repeat(text, 100)}}}}
+	}
+	return []Transition{
+		f("a", 2*time.Minute, Firing, "a1"), f("b", time.Minute, Firing, "b1"), f("c", 3*time.Minute, Firing, "c1"),
+		f("a", 2*time.Minute, Resolved, "a2"), f("b", time.Minute, Resolved, "b2"), f("b", time.Minute, Firing, "b3"),
+		f("a", 2*time.Minute, Resolved, "a3"),
+	}
+}
+
+func collect(c *Collector) string {
+	for _, t := range collectorTransitions() {
+		c.Add(t)
+	}
+	l := c.Findings(func(f Finding) Finding { f.Remediation = []string{"fix " + f.Key}; return f }, nil)
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// A collector told to spill keeps the findings of resolved alerts in its
+// file, brings one back when its alert fires again, and reports the same
+// findings, finalized, in the same order, as one holding all in memory.
+func TestCollectorSpillsResolvedFindings(t *testing.T) {
+	want := collect(&Collector{})
+	var c Collector
+	c.Spill(t.TempDir())
+	got := collect(&c)
+	if got != want {
+		t.Fatalf("spilling collector reports\n%s\nwant\n%s", got, want)
+	}
+	if i := c.index["d\x00a"]; c.spilled[i].Size == 0 || len(c.findings[i].Evidence) != 0 {
+		t.Errorf("the resolved alert's finding is in memory: %+v", c.findings[i])
+	}
+	if i := c.index["d\x00b"]; c.spilled[i].Size != 0 || !strings.Contains(c.findings[i].Evidence[0].Text, "b3") {
+		t.Errorf("the alert that fired again is not in memory: %+v", c.findings[i])
+	}
+	last := -1
+	for _, key := range []string{"b", "a", "c"} { // by start
+		at := strings.Index(got, `"key":"`+key+`"`)
+		if at < last || !strings.Contains(got, `"fix `+key+`"`) {
+			t.Errorf("finding %s not finalized or out of order: %s", key, got)
+		}
+		last = at
+	}
+}
+
+// A spill file that cannot be made or written leaves the findings in
+// memory and says why; one that cannot be read back stops the list, and
+// Err says why.
+func TestCollectorSpillFailures(t *testing.T) {
+	want := collect(&Collector{})
+	var c Collector
+	c.Spill(t.TempDir() + "/missing")
+	if got := collect(&c); got != want || c.SpillError() == nil {
+		t.Fatalf("with no spill file: error %v, findings\n%s\nwant\n%s", c.SpillError(), got, want)
+	}
+
+	var closed Collector
+	closed.Spill(t.TempDir())
+	closed.store.Close()
+	if got := collect(&closed); got != want || closed.SpillError() == nil {
+		t.Fatalf("with a closed spill file: error %v, findings\n%s\nwant\n%s", closed.SpillError(), got, want)
+	}
+
+	var lost Collector
+	lost.Spill(t.TempDir())
+	collect(&lost)
+	lost.store.Close()
+	l := lost.Findings(nil, nil)
+	if n := len(l.Slice()); n != 1 || l.Err() == nil || !strings.Contains(l.Err().Error(), "temporary file") {
+		t.Fatalf("read %d findings from a closed spill file (the first is in memory), error %v", n, l.Err())
+	}
+	if _, err := json.Marshal(l); err == nil {
+		t.Fatal("a list that cannot be read back marshals without an error")
+	}
+}
