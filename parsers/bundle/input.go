@@ -103,12 +103,11 @@ func (w *walker) file(p, class string, fi fs.FileInfo) {
 	if strings.HasSuffix(p, class) {
 		class = p[len(p)-len(class):]
 	}
-	n := node{path: p, class: class, name: filepath.Base(p), size: fi.Size(), mod: fi.ModTime()}
 	if w.opt.FirstTime != nil {
-		w.listed = append(w.listed, listed{node: n})
+		w.listed = append(w.listed, listed{path: p, class: class, size: fi.Size(), mod: fi.ModTime()})
 		return
 	}
-	w.visitFile(n)
+	w.visitFile(node{path: p, class: class, name: filepath.Base(p), size: fi.Size(), mod: fi.ModTime()})
 }
 
 // visitFile visits a file on disk, or dispatches it in a WalkParallel.

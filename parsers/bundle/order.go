@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -25,10 +26,14 @@ import (
 const headBytes = 8 << 10
 
 // listed is a file on disk found by a walk ordered by time: a walk of many
-// thousand files keeps its node, not its fs.FileInfo (a whole stat).
+// thousand files keeps what makes its node, not its fs.FileInfo (a whole
+// stat), and lets go of it once visited.
 type listed struct {
-	node
-	first time.Time // zero: its start told no time
+	path, class string // class is most often a part of path
+	size        int64
+	mod         time.Time
+	first       time.Time // zero: its start told no time
+	rank        int
 }
 
 // walkListed visits the files listed, ordered by time, with workers
@@ -60,10 +65,12 @@ func (w *walker) walkListed(workers int) {
 		if w.done() {
 			return
 		}
+		n := node{path: l.path, class: l.class, name: filepath.Base(l.path), size: l.size, mod: l.mod, rank: l.rank}
 		if !l.first.IsZero() && i+1 < len(files) {
-			l.next = files[i+1].first
+			n.next = files[i+1].first
 		}
-		w.visitFile(l.node)
+		files[i] = listed{}
+		w.visitFile(n)
 	}
 }
 
@@ -105,6 +112,6 @@ func (w *walker) firstTime(h *header, l listed) time.Time {
 		return time.Time{} // an archive, or not text
 	}
 	host, comp, kind := Classify(l.class)
-	return w.opt.FirstTime(File{Path: l.path, Name: l.name, Size: l.size, ModTime: l.mod,
+	return w.opt.FirstTime(File{Path: l.path, Name: filepath.Base(l.path), Size: l.size, ModTime: l.mod,
 		Host: host, Component: comp, Kind: kind}, head)
 }
