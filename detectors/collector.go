@@ -1,7 +1,6 @@
 package detectors
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -132,11 +131,7 @@ func (l FindingList) Len() int {
 func (l FindingList) All() iter.Seq[Finding] {
 	return func(yield func(Finding) bool) {
 		if l.src == nil {
-			for _, f := range l.fs {
-				if !yield(f) {
-					return
-				}
-			}
+			slices.Values(l.fs)(yield)
 			return
 		}
 		s := l.src
@@ -169,18 +164,9 @@ func (l FindingList) Err() error {
 	return nil
 }
 
-// MarshalJSON writes the list as an array, whole, escaping no HTML: the
-// encoder around it does if it was told to, as for a slice.
+// MarshalJSON writes the list as an array, whole.
 func (l FindingList) MarshalJSON() ([]byte, error) {
-	fs := l.Slice()
-	if err := l.Err(); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(fs)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+	return diskstore.MarshalList(l.Len(), l.All(), l.Err)
 }
 
 // UnmarshalJSON reads an array into memory.

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -51,13 +50,8 @@ func (fs *Files) Len() int {
 // cannot be read back from its temporary file; Err says why.
 func (fs *Files) All() iter.Seq[FileCoverage] {
 	return func(yield func(FileCoverage) bool) {
-		if fs.spill != nil && !fs.spill.all(yield) {
-			return
-		}
-		for _, fc := range fs.list {
-			if !yield(fc) {
-				return
-			}
+		if fs.spill == nil || fs.spill.all(yield) {
+			slices.Values(fs.list)(yield)
 		}
 	}
 }
@@ -140,18 +134,9 @@ func (fs *Files) sortByRank() {
 	slices.SortStableFunc(fs.list, func(a, b FileCoverage) int { return cmp.Compare(a.rank, b.rank) })
 }
 
-// MarshalJSON writes the list as an array, whole, escaping no HTML: the
-// encoder around it does if it was told to, as for a slice.
+// MarshalJSON writes the list as an array, whole.
 func (fs Files) MarshalJSON() ([]byte, error) {
-	all := slices.AppendSeq(make([]FileCoverage, 0, fs.Len()), fs.All())
-	if err := fs.Err(); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(all)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+	return diskstore.MarshalList(fs.Len(), fs.All(), fs.Err)
 }
 
 // UnmarshalJSON reads an array into memory.

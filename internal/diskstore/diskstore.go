@@ -5,9 +5,12 @@
 package diskstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"os"
+	"slices"
 )
 
 // Store is one temporary file. It is gone with the process whatever
@@ -65,6 +68,24 @@ func (s *Store) Get(r Ref, v any) error {
 		return fmt.Errorf("reading back its temporary file: %w", err)
 	}
 	return nil
+}
+
+// MarshalList is the MarshalJSON of a list a store holds part of: the n
+// values of all as an array, whole, unless err, after they are read, says
+// that reading them back failed. It escapes no HTML: the encoder around it
+// does if it was told to, as for a slice.
+func MarshalList[T any](n int, all iter.Seq[T], err func() error) ([]byte, error) {
+	vs := slices.AppendSeq(make([]T, 0, n), all)
+	if err := err(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(vs); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Close lets go of the file.
