@@ -122,14 +122,18 @@ func (j *jsonWriter) array(prefix string, isNil bool, n int, elem func(i int, pr
 	j.str("\n" + prefix + "]")
 }
 
-// sequence writes the n values of seq as an array, a value at a time.
-func sequence[T any](j *jsonWriter, prefix string, n int, seq iter.Seq[T]) {
-	next, stop := iter.Pull(seq)
+// sequence writes the n values of all as an array, a value at a time; err
+// says afterwards whether reading them back failed.
+func sequence[T any](j *jsonWriter, prefix string, n int, all iter.Seq[T], err func() error) {
+	next, stop := iter.Pull(all)
 	defer stop()
 	j.array(prefix, false, n, func(_ int, prefix string) {
 		v, _ := next()
 		j.value(&v, prefix)
 	})
+	if e := err(); e != nil && j.err == nil {
+		j.err = e
+	}
 }
 
 // report writes r as its fields' JSON tags say (TestStreamedJSON holds the
@@ -143,10 +147,7 @@ func (j *jsonWriter) report(r *Report, prefix string) {
 		j.str(",\n")
 	}
 	j.str(in + `"findings": `)
-	sequence(j, in, r.Findings.Len(), r.Findings.All())
-	if err := r.Findings.Err(); err != nil && j.err == nil {
-		j.err = err
-	}
+	sequence(j, in, r.Findings.Len(), r.Findings.All(), r.Findings.Err)
 	j.str(",\n" + in + `"coverage": `)
 	j.coverage(&r.Coverage, in)
 	j.str("\n" + prefix + "}")
@@ -171,10 +172,7 @@ func (j *jsonWriter) coverage(c *analysis.Coverage, prefix string) {
 		return
 	}
 	j.str(before + "\n" + in + `"files": `)
-	sequence(j, in, c.Files.Len(), c.Files.All())
-	if err := c.Files.Err(); err != nil && j.err == nil {
-		j.err = err
-	}
+	sequence(j, in, c.Files.Len(), c.Files.All(), c.Files.Err)
 	j.str(after)
 }
 
