@@ -27,7 +27,8 @@ const headBytes = 8 << 10
 
 // listed is a file on disk found by a walk ordered by time: a walk of many
 // thousand files keeps what makes its node, not its fs.FileInfo (a whole
-// stat), and lets go of it once visited.
+// stat), and lets go of it once visited: its list shrinks to the files left
+// each time half of them are.
 type listed struct {
 	path, class string // class is most often a part of path
 	size        int64
@@ -61,10 +62,15 @@ func (w *walker) walkListed(workers int) {
 	wg.Wait()
 	// The zero time (no time told) sorts before every other.
 	slices.SortStableFunc(files, func(a, b listed) int { return a.first.Compare(b.first) })
-	for i, l := range files {
+	for i := 0; i < len(files); i++ {
 		if w.done() {
 			return
 		}
+		if i >= shrinkAfter && i >= len(files)/2 {
+			// Half is visited: the rest moves to a list of its size.
+			files, i = slices.Clone(files[i:]), 0
+		}
+		l := files[i]
 		n := node{path: l.path, class: l.class, name: filepath.Base(l.path), size: l.size, mod: l.mod, rank: l.rank}
 		if !l.first.IsZero() && i+1 < len(files) {
 			n.next = files[i+1].first
@@ -73,6 +79,10 @@ func (w *walker) walkListed(workers int) {
 		w.visitFile(n)
 	}
 }
+
+// shrinkAfter is how many files a walk by time visits at least before its
+// list shrinks to the files left.
+const shrinkAfter = 1024
 
 // header holds one reader's buffers for the starts of files.
 type header struct {

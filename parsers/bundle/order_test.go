@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,5 +66,33 @@ func TestWalkOrderedByTime(t *testing.T) {
 	plain := walk(t, Options{}, dir)
 	if plain.order[0] != p("a/old.log.gz") || plain.files[p("e/notes.txt")].Rank != 0 {
 		t.Fatalf("walk by name: order %q", plain.order)
+	}
+}
+
+// A walk by time of more files than its list keeps whole once half are
+// visited still visits each in time order and tells each the next one's
+// start and its place in name order (names here run against time).
+func TestWalkOrderedByTimeOfManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	n := 2*shrinkAfter + 123
+	start := time.Date(2026, 8, 23, 10, 21, 1, 114e6, time.UTC)
+	for i := range n {
+		line := strings.Replace(scmLine, "10:21:01,114", start.Add(time.Duration(i)*time.Second).Format("15:04:05,000"), 1)
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%05d.log", n-1-i)), []byte(line))
+	}
+	res := walk(t, Options{FirstTime: firstRecordTime}, dir)
+	res.wantNoProblems(t)
+	if len(res.order) != n {
+		t.Fatalf("%d files visited, want %d", len(res.order), n)
+	}
+	for i, path := range res.order {
+		f := res.files[path]
+		wantNext := start.Add(time.Duration(i+1) * time.Second)
+		if i == n-1 {
+			wantNext = time.Time{}
+		}
+		if want := filepath.Join(dir, fmt.Sprintf("f%05d.log", n-1-i)); path != want || f.Rank != n-1-i || !f.Next.Equal(wantNext) {
+			t.Fatalf("visit %d: %s rank %d next %v, want %s rank %d next %v", i, path, f.Rank, f.Next, want, n-1-i, wantNext)
+		}
 	}
 }
