@@ -1,9 +1,11 @@
 package detectors
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 
 	"github.com/ozdoctor/ozdoctor/internal/diskstore"
@@ -13,8 +15,9 @@ import (
 // version of every alert that fired or resolved, whether or not the engine
 // still remembers it. Pending alerts at the end and withdrawn ones are left
 // out. Its size is the number of distinct alerts of the run; told to Spill,
-// it keeps the findings of resolved alerts in a temporary file, with only
-// what orders and selects them in memory.
+// it keeps the findings of resolved alerts in a temporary file, and those
+// of the others but the heldFindings updated last, with only what orders
+// and selects them in memory.
 type Collector struct {
 	index    map[string]int // detector + "\x00" + key -> findings index
 	findings []Finding      // in order of first transition; of a spilled one, its detector, key, start and state
@@ -24,7 +27,16 @@ type Collector struct {
 	spilled  []diskstore.Ref  `state:"-"`
 	store    *diskstore.Store `state:"-"`
 	spillErr error            `state:"-"`
+	// held are the findings of alerts not resolved kept whole in memory,
+	// by index, with the number of the Add that last changed each.
+	held map[int]int64 `state:"-"`
+	adds int64         `state:"-"`
 }
+
+// heldFindings is how many findings of alerts not resolved a spilling
+// collector keeps whole: those updated last. An alert may fire for the rest
+// of a long run (a replica lost), and a bundle of months holds thousands.
+const heldFindings = 256
 
 // Spill makes the collector keep the findings of resolved alerts in a
 // temporary file in dir ("" the system's) from now on. If that file cannot
@@ -59,16 +71,51 @@ func (c *Collector) Add(t Transition) {
 		return
 	}
 	c.spilled[i] = diskstore.Ref{}
-	if t.To != Resolved || c.spillErr != nil {
+	if c.spillErr != nil {
 		return
 	}
-	ref, err := c.store.Put(&t.Finding)
+	switch t.To {
+	case Inactive: // never reported
+		delete(c.held, i)
+		c.findings[i] = Finding{Detector: t.Finding.Detector, Key: t.Finding.Key, State: t.Finding.State}
+		return
+	case Resolved:
+		delete(c.held, i)
+		c.put(i)
+		return
+	}
+	if c.held == nil {
+		c.held = map[int]int64{}
+	}
+	c.adds++
+	c.held[i] = c.adds
+	if len(c.held) > heldFindings {
+		c.spillHeld()
+	}
+}
+
+// spillHeld writes the older half of the held findings to the store.
+func (c *Collector) spillHeld() {
+	older := slices.SortedFunc(maps.Keys(c.held), func(a, b int) int { return cmp.Compare(c.held[a], c.held[b]) })
+	for _, i := range older[:len(older)/2] {
+		delete(c.held, i)
+		if !c.put(i) {
+			return
+		}
+	}
+}
+
+// put writes the i-th finding to the store and keeps its stub; false if
+// it could not (the store failed: spillErr says why).
+func (c *Collector) put(i int) bool {
+	f := &c.findings[i]
+	ref, err := c.store.Put(f)
 	if err != nil {
 		c.spillErr = err
-		return
+		return false
 	}
-	f := &t.Finding
 	c.findings[i], c.spilled[i] = Finding{Detector: f.Detector, Key: f.Key, Start: f.Start, State: f.State}, ref
+	return true
 }
 
 // finding returns the i-th finding, read back if it was spilled.

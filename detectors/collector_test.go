@@ -2,6 +2,7 @@ package detectors
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,62 @@ func TestCollectorSpillsResolvedFindings(t *testing.T) {
 			t.Errorf("finding %s not finalized or out of order: %s", key, got)
 		}
 		last = at
+	}
+}
+
+// A spilling collector keeps whole in memory only the findings of alerts
+// not resolved that were updated last (heldFindings of them), and reports
+// the latest version of each, the same as one holding all in memory; a
+// withdrawn alert is neither kept nor reported.
+func TestCollectorSpillsFindingsNotUpdatedLately(t *testing.T) {
+	t0 := time.Date(2026, 8, 23, 10, 0, 0, 0, time.UTC)
+	n := 3*heldFindings + 17
+	var ts []Transition
+	add := func(i, version int, st State) {
+		key := fmt.Sprintf("k%04d", i)
+		ts = append(ts, Transition{To: st, Finding: Finding{Detector: "d", Key: key, State: st, Start: t0.Add(time.Duration(i) * time.Second),
+			Evidence: []Evidence{{Host: "dn1", Text: fmt.Sprintf("%s version %d", key, version)}}}})
+	}
+	for i := range n {
+		add(i, 1, Pending)
+		add(i, 2, Firing)
+	}
+	for i := 0; i < n; i += 3 { // every third updated again, the first of them long spilled
+		add(i, 3, Firing)
+	}
+	add(1, 3, Inactive)
+	run := func(c *Collector) string {
+		for _, tr := range ts {
+			c.Add(tr)
+		}
+		b, err := json.Marshal(c.Findings(nil, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	want := run(&Collector{})
+	var c Collector
+	c.Spill(t.TempDir())
+	if got := run(&c); got != want || c.SpillError() != nil {
+		t.Fatalf("spilling collector (error %v) reports\n%.2000s\nwant\n%.2000s", c.SpillError(), got, want)
+	}
+	if !strings.Contains(want, "k0000 version 3") || strings.Contains(want, `"k0001"`) || strings.Count(want, `"key"`) != n-1 {
+		t.Fatalf("the findings are not the latest of each alert less the withdrawn one: %.2000s", want)
+	}
+	inMemory := 0
+	for i, f := range c.findings {
+		if len(f.Evidence) > 0 {
+			inMemory++
+			if c.spilled[i].Size != 0 {
+				t.Errorf("finding %s both in memory and spilled", f.Key)
+			}
+		}
+	}
+	last := c.index["d\x00"+fmt.Sprintf("k%04d", n-1-(n-1)%3)]
+	if inMemory > heldFindings || len(c.findings[last].Evidence) == 0 {
+		t.Errorf("%d findings whole in memory (at most %d), the one updated last among them: %v",
+			inMemory, heldFindings, len(c.findings[last].Evidence) > 0)
 	}
 }
 

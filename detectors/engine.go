@@ -64,6 +64,11 @@ type EngineOptions struct {
 	// Collector subscribed by the engine itself); a run of unbounded
 	// length subscribes the sinks it needs instead.
 	Collect bool
+	// StateOnly keeps of each alert what its transitions need (detector,
+	// key, start, state, severity), not its evidence: for a run whose
+	// subscribers keep the findings themselves, as a bundle run's
+	// spilling collector does. Alerts then returns those fields alone.
+	StateOnly bool
 }
 
 // Defaults of EngineOptions.
@@ -291,10 +296,8 @@ func (e *Engine) Advance(t time.Time) {
 	}
 }
 
-// Flush ends the input at end: detectors report what is still open. It
-// returns the run's findings when the engine collects them (Collect), else
-// the alerts it still remembers that fired or resolved; finalized, sorted.
-func (e *Engine) Flush(end time.Time) []Finding {
+// End ends the input at end: detectors report what is still open.
+func (e *Engine) End(end time.Time) {
 	e.AdvanceTicks(end)
 	if end.After(e.now) {
 		e.now = end
@@ -302,6 +305,13 @@ func (e *Engine) Flush(end time.Time) []Finding {
 	for i := range e.running {
 		e.running[i].det.Flush(end, e.running[i].emit)
 	}
+}
+
+// Flush ends the input at end (End) and returns the run's findings when
+// the engine collects them (Collect), else the alerts it still remembers
+// that fired or resolved; finalized, sorted.
+func (e *Engine) Flush(end time.Time) []Finding {
+	e.End(end)
 	if e.all != nil {
 		return e.all.Findings(e.Finalize, nil).Slice()
 	}
@@ -454,6 +464,9 @@ func (e *Engine) apply(f Finding) {
 	}
 	t.Fingerprint = a.fingerprint
 	a.finding = f
+	if e.opt.StateOnly {
+		a.finding = Finding{Detector: f.Detector, Key: f.Key, Start: f.Start, State: f.State, Severity: f.Severity}
+	}
 	if f.State == Resolved && !e.expiry.IsZero() {
 		e.expiry = Earliest(e.expiry, a.since.Add(e.opt.Retention))
 	}

@@ -1,6 +1,7 @@
 package detectors
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -156,6 +157,46 @@ func (p *pendingToy) Observe(s *catalogue.Signal, emit Emit) {
 }
 func (p *pendingToy) Advance(time.Time, Emit) {}
 func (p *pendingToy) Flush(time.Time, Emit)   {}
+
+// An engine that keeps only its alerts' state hands its subscribers the
+// same transitions, whole, as one that keeps their findings; its Alerts
+// have their state and severity and no evidence.
+func TestEngineStateOnly(t *testing.T) {
+	run := func(stateOnly bool) (string, []Finding) {
+		c := &counter{seen: map[string]int{}, last: map[string]time.Time{}}
+		reg := Registration{Doc: Doc{Name: "toy", Kinds: []catalogue.Kind{"k"}}, New: func(*Env) (Detector, error) { return c, nil }}
+		e, err := NewEngineWith([]Registration{reg}, &Env{Settings: site.New(), Identity: NewIdentity()}, EngineOptions{StateOnly: stateOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ts []Transition
+		e.Subscribe(func(t Transition) { ts = append(ts, t) })
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i, peer := range []string{"a", "b", "a", "a", "b"} {
+			e.Observe(&catalogue.Signal{Kind: "k", Peer: peer, Host: "h" + peer, Time: t0.Add(time.Duration(i) * 20 * time.Second)})
+		}
+		e.Advance(t0.Add(130 * time.Second)) // a resolves, b fires on
+		b, err := json.Marshal(ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b), e.Alerts()
+	}
+	want, full := run(false)
+	got, light := run(true)
+	if got != want {
+		t.Fatalf("transitions with StateOnly\n%s\nwant\n%s", got, want)
+	}
+	if len(full) != 2 || len(light) != 2 {
+		t.Fatalf("alerts %v and %v, want a and b", full, light)
+	}
+	for i, f := range light {
+		if f.Key != full[i].Key || f.State != full[i].State || f.Severity != full[i].Severity || !f.Start.Equal(full[i].Start) ||
+			len(f.Entities.Hosts) != 0 || len(full[i].Entities.Hosts) != 1 {
+			t.Errorf("alert %d with StateOnly %+v, without %+v", i, f, full[i])
+		}
+	}
+}
 
 func TestEngineWithdrawsPendingAndExpiresResolved(t *testing.T) {
 	reg := Registration{Doc: Doc{Name: "toy", Kinds: []catalogue.Kind{"k"}}, New: func(*Env) (Detector, error) { return &pendingToy{}, nil }}

@@ -266,13 +266,15 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 			SpillBudget: opt.SpillBudget, SpillDir: opt.SpillDir})}
 	p.target = p.merger
 	p.env = &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: opt.DetectorOptions}
-	if p.engine, err = detectors.NewEngineWith(opt.Detectors, p.env, opt.Engine); err != nil {
+	eng := opt.Engine
+	if opt.SpillBudget > 0 {
+		p.collector.Spill(opt.SpillDir)
+		eng.StateOnly = true // the collector keeps the findings
+	}
+	if p.engine, err = detectors.NewEngineWith(opt.Detectors, p.env, eng); err != nil {
 		return nil, err
 	}
 	p.metrics = p.engine.Metrics()
-	if opt.SpillBudget > 0 {
-		p.collector.Spill(opt.SpillDir)
-	}
 	p.engine.Subscribe(p.collector.Add)
 	if opt.Subscribe != nil {
 		p.engine.Subscribe(opt.Subscribe)
@@ -372,7 +374,7 @@ func (p *Pipeline) Finish() *Result {
 	if !p.opt.Until.IsZero() && (end.IsZero() || p.opt.Until.Before(end)) {
 		end = p.opt.Until
 	}
-	p.engine.Flush(end)
+	p.engine.End(end)
 	ran := map[string]bool{}
 	for _, d := range cov.Detectors {
 		ran[d.Name] = d.Ran
