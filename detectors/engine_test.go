@@ -160,7 +160,7 @@ func (p *pendingToy) Flush(time.Time, Emit)   {}
 
 // An engine that keeps only its alerts' state hands its subscribers the
 // same transitions, whole, as one that keeps their findings; its Alerts
-// have their state and severity and no evidence.
+// have their key, start, state and severity and nothing else.
 func TestEngineStateOnly(t *testing.T) {
 	run := func(stateOnly bool) (string, []Finding) {
 		c := &counter{seen: map[string]int{}, last: map[string]time.Time{}}
