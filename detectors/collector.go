@@ -20,7 +20,7 @@ import (
 // and selects them in memory.
 type Collector struct {
 	index    map[string]int // detector + "\x00" + key -> findings index
-	findings []Finding      // in order of first transition; of a spilled one, its detector, key, start and state
+	findings []Finding      // in order of first transition; of a spilled or withdrawn one, its stub
 	gone     []bool         // withdrawn
 	// spilled are where the findings left out of findings lie (Size 0: in
 	// memory). A checkpoint never holds a spilling collector's state.
@@ -42,9 +42,10 @@ type Collector struct {
 // 220,000 findings and took a third longer).
 const heldFindings = 1024
 
-// Spill makes the collector keep the findings of resolved alerts in a
-// temporary file in dir ("" the system's) from now on. If that file cannot
-// be made or written, they stay in memory and SpillError says why.
+// Spill makes the collector keep the findings of resolved alerts, and of
+// the others but the heldFindings updated last, in a temporary file in dir
+// ("" the system's) from now on. If that file cannot be made or written,
+// they stay in memory and SpillError says why.
 func (c *Collector) Spill(dir string) {
 	c.store, c.spillErr = diskstore.Open(dir)
 	c.spilled = make([]diskstore.Ref, len(c.findings))
@@ -81,7 +82,7 @@ func (c *Collector) Add(t Transition) {
 	switch t.To {
 	case Inactive: // never reported
 		delete(c.held, i)
-		c.findings[i] = Finding{Detector: t.Finding.Detector, Key: t.Finding.Key, State: t.Finding.State}
+		c.findings[i] = t.Finding.stub()
 		return
 	case Resolved:
 		delete(c.held, i)
@@ -118,7 +119,7 @@ func (c *Collector) put(i int) bool {
 		c.spillErr = err
 		return false
 	}
-	c.findings[i], c.spilled[i] = Finding{Detector: f.Detector, Key: f.Key, Start: f.Start, State: f.State}, ref
+	c.findings[i], c.spilled[i] = f.stub(), ref
 	return true
 }
 

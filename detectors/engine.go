@@ -465,7 +465,7 @@ func (e *Engine) apply(f Finding) {
 	t.Fingerprint = a.fingerprint
 	a.finding = f
 	if e.opt.StateOnly {
-		a.finding = Finding{Detector: f.Detector, Key: f.Key, Start: f.Start, State: f.State, Severity: f.Severity}
+		a.finding = f.stub()
 	}
 	if f.State == Resolved && !e.expiry.IsZero() {
 		e.expiry = Earliest(e.expiry, a.since.Add(e.opt.Retention))

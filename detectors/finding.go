@@ -114,6 +114,14 @@ type Finding struct {
 	Remediation []string          `json:"remediation"`
 }
 
+// stub returns what orders, selects and moves f through its states
+// (detector, key, start, state, severity), without its content: what the
+// engine and a spilling collector keep of a finding whose content is kept
+// elsewhere.
+func (f *Finding) stub() Finding {
+	return Finding{Detector: f.Detector, Key: f.Key, Start: f.Start, State: f.State, Severity: f.Severity}
+}
+
 // MaxEvidence bounds the evidence a finding carries; detectors keep the first
 // and the most recent lines and count the rest in Facts.
 const MaxEvidence = 40

@@ -103,11 +103,12 @@ func (w *walker) file(p, class string, fi fs.FileInfo) {
 	if strings.HasSuffix(p, class) {
 		class = p[len(p)-len(class):]
 	}
+	l := listed{path: p, class: class, size: fi.Size(), mod: fi.ModTime()}
 	if w.opt.FirstTime != nil {
-		w.listed = append(w.listed, listed{path: p, class: class, size: fi.Size(), mod: fi.ModTime()})
+		w.listed = append(w.listed, l)
 		return
 	}
-	w.visitFile(node{path: p, class: class, name: filepath.Base(p), size: fi.Size(), mod: fi.ModTime()})
+	w.visitFile(l.node())
 }
 
 // visitFile visits a file on disk, or dispatches it in a WalkParallel.

@@ -37,6 +37,11 @@ type listed struct {
 	rank        int
 }
 
+// node returns the node a visit of l takes.
+func (l *listed) node() node {
+	return node{path: l.path, class: l.class, name: filepath.Base(l.path), size: l.size, mod: l.mod, rank: l.rank}
+}
+
 // walkListed visits the files listed, ordered by time, with workers
 // reading their starts at once.
 func (w *walker) walkListed(workers int) {
@@ -71,7 +76,7 @@ func (w *walker) walkListed(workers int) {
 			files, i = slices.Clone(files[i:]), 0
 		}
 		l := files[i]
-		n := node{path: l.path, class: l.class, name: filepath.Base(l.path), size: l.size, mod: l.mod, rank: l.rank}
+		n := l.node()
 		if !l.first.IsZero() && i+1 < len(files) {
 			n.next = files[i+1].first
 		}
