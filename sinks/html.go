@@ -182,7 +182,7 @@ func newHTMLPage(r *Report, fs []detectors.Finding) htmlPage {
 	for i, f := range fs {
 		p.Findings = append(p.Findings, newHTMLFinding(i+1, f, c))
 	}
-	p.Overview = overviewTimeline(fs, c)
+	p.Overview = overviewTimeline(fs, c, p.Files)
 	return p
 }
 
@@ -918,8 +918,9 @@ func placeLabels(ms []mark) {
 }
 
 // overviewTimeline draws every host over the whole input: its files' spans
-// as activity, the findings' evidence as marks and the findings as bands.
-func overviewTimeline(fs []detectors.Finding, c analysis.Coverage) *timeline {
+// (files: c's, read back) as activity, the findings' evidence as marks and
+// the findings as bands.
+func overviewTimeline(fs []detectors.Finding, c analysis.Coverage, files []analysis.FileCoverage) *timeline {
 	lo, hi := c.Start, c.End
 	for _, f := range fs {
 		for _, t := range []time.Time{f.Start, f.End} {
@@ -970,7 +971,7 @@ func overviewTimeline(fs []detectors.Finding, c analysis.Coverage) *timeline {
 	}
 	// activity: the union of each host's file spans
 	byHost := map[string][][2]time.Time{}
-	for fc := range c.Files.All() {
+	for _, fc := range files {
 		if fc.First.IsZero() || fc.Last.IsZero() {
 			continue
 		}
