@@ -142,6 +142,7 @@ func BenchmarkRecordsSignals(b *testing.B) {
 	var ms0, ms1 runtime.MemStats
 	var sc *log4j.Scanner
 	var sigs []catalogue.Signal // reused, as the recognizer does
+	opt := log4j.Options{Candidate: cat.Candidate, Kind: parsers.KindLog}
 	runtime.ReadMemStats(&ms0)
 	for i := 0; i < b.N; i++ {
 		records, signals = 0, 0
@@ -150,7 +151,6 @@ func BenchmarkRecordsSignals(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			opt := log4j.Options{Candidate: cat.Candidate, Kind: parsers.KindLog}
 			if sc == nil {
 				sc = log4j.NewScanner(fh, opt)
 			} else {

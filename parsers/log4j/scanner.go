@@ -14,7 +14,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"sort"
+	"slices"
 	"time"
 	"unicode"
 
@@ -178,23 +178,44 @@ func newScannerSize(r io.Reader, opt Options, size int) *Scanner {
 }
 
 // Reset makes s read r with opt as a new Scanner would, reusing its read
-// buffer: a run over thousands of files then allocates one buffer, not one
-// per file.
+// buffer, its record buffer and the logger and thread names it interned: a
+// run over thousands of files then allocates them once, not once per file.
 func (s *Scanner) Reset(r io.Reader, opt Options) {
-	br := s.br
-	br.Reset(r)
-	*s = *newScannerReader(br, opt)
+	s.br.Reset(r)
+	s.init(s.br, opt)
 }
 
 func newScannerReader(br *bufio.Reader, opt Options) *Scanner {
-	s := &Scanner{
+	s := &Scanner{}
+	s.init(br, opt)
+	return s
+}
+
+// init makes s read br with opt from its first line. Of what s read before
+// it keeps only buffers and interned names, never a record or a figure.
+func (s *Scanner) init(br *bufio.Reader, opt Options) {
+	var own *stream
+	if len(s.streams) > 0 {
+		own = s.streams[0]
+		*own = stream{msg: own.msg[:0]}
+		clear(s.streams)
+	} else {
+		own = &stream{}
+	}
+	intern := s.intern
+	if intern == nil {
+		intern = map[string]string{}
+	}
+	clear(s.flush)
+	*s = Scanner{
 		br:        br,
 		opt:       opt,
 		maxLine:   opt.MaxLineBytes,
 		maxRecord: opt.MaxRecordBytes,
 		zone:      newZoner(opt.Location),
-		streams:   []*stream{{}},
-		intern:    map[string]string{},
+		streams:   append(s.streams[:0], own),
+		intern:    intern,
+		flush:     s.flush[:0],
 	}
 	if s.maxLine <= 0 {
 		s.maxLine = defaultMaxLine
@@ -216,7 +237,6 @@ func newScannerReader(br *bufio.Reader, opt Options) *Scanner {
 	if opt.GapThreshold > 0 {
 		s.gapMs = int64((opt.GapThreshold + time.Millisecond - 1) / time.Millisecond)
 	}
-	return s
 }
 
 // Next advances to the next candidate record. Records the Candidate filter
@@ -765,7 +785,7 @@ func (s *Scanner) beginFlush() {
 			s.flush = append(s.flush, st)
 		}
 	}
-	sort.Slice(s.flush, func(i, j int) bool { return s.flush[i].rec.Line < s.flush[j].rec.Line })
+	slices.SortFunc(s.flush, func(a, b *stream) int { return a.rec.Line - b.rec.Line })
 }
 
 func (s *Scanner) internBytes(b []byte) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -702,21 +703,47 @@ func TestPathologicalLines(t *testing.T) {
 	}
 }
 
-// A reset scanner reads the next file as a new one would.
+// A reset scanner reads the next file as a new one would, whatever the
+// previous file left open: compose services, a record being folded, a
+// partly read file.
 func TestResetReadsLikeANewScanner(t *testing.T) {
-	a := "2026-08-23 10:00:00,000 [main] INFO org.apache.hadoop.ozone.HddsDatanodeService: one\n  at x\n"
-	b := "2026-08-23 11:00:00 INFO  SCMNodeManager:447 - two\n"
-	s := NewScanner(strings.NewReader(a), Options{})
-	for s.Next() {
+	first, stack := cantCloseLines("2026-08-23 10:20:10.420", "\t")
+	compose := "scm_1       | " + staleLine("2026-08-23 10:20:10.416") + "datanode_1  | " + first
+	for _, l := range strings.SplitAfter(stack, "\n") {
+		if l != "" {
+			compose += "datanode_1  | " + l
+		}
 	}
-	s.Reset(strings.NewReader(b), Options{})
-	var got []string
-	for s.Next() {
-		got = append(got, s.Record().Message)
+	files := []struct {
+		in  string
+		opt Options
+	}{
+		{compose, Options{GapThreshold: time.Minute}},
+		{first + stack + staleLine("2026-08-23 10:30:00.000"), Options{GapThreshold: time.Minute}},
+		{"2026-08-23 11:00:00 INFO  SCMNodeManager:447 - two\n", Options{}},
+		{"plain output\n" + first, Options{Kind: parsers.KindOut}},
+		{first + stack, Options{Candidate: func([]byte) bool { return true }, LineOffset: 40, ByteOffset: 4000}},
 	}
-	st := s.Stats()
-	if len(got) != 1 || got[0] != "two" || st.Layout != "L6" || st.Lines != 1 || st.Records != 1 || s.Record().Origin.Line != 1 {
-		t.Errorf("after Reset: %q %+v", got, st)
+	read := func(s *Scanner, limit int) ([]parsers.Record, Stats) {
+		var got []parsers.Record
+		for len(got) < limit && s.Next() {
+			got = append(got, *s.Record())
+		}
+		return got, s.Stats()
+	}
+	for i, prev := range files {
+		for j, next := range files {
+			for _, limit := range []int{0, 1, 1 << 10} { // the previous file left unread, partly or wholly read
+				s := NewScanner(strings.NewReader(prev.in), prev.opt)
+				read(s, limit)
+				s.Reset(strings.NewReader(next.in), next.opt)
+				got, gotSt := read(s, 1<<10)
+				want, wantSt := read(NewScanner(strings.NewReader(next.in), next.opt), 1<<10)
+				if len(want) == 0 || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotSt, wantSt) {
+					t.Errorf("file %d read after %d records of file %d:\n got %+v %+v\nwant %+v %+v", j, limit, i, got, gotSt, want, wantSt)
+				}
+			}
+		}
 	}
 }
 
