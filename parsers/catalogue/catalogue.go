@@ -26,8 +26,9 @@ type Entry struct {
 	Loggers  []string
 	Literals []string
 	Pattern  *regexp.Regexp
-	// Post, if set, finishes the signal after the named groups were applied;
-	// returning false drops the match.
+	// Post, if set, finishes the signal after the named groups were applied
+	// (see setField; groups named "_..." are left to Post alone); returning
+	// false drops the match.
 	Post func(s *Signal, m Groups) bool
 }
 
@@ -178,9 +179,8 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 		if idx == nil {
 			continue
 		}
-		if !own {
-			text, own = strings.Clone(first), true
-		}
+		var rest string // the groups past the first line, copied out
+		text, rest, own = copyOut(text, own, r.Message, idx)
 		g := Groups{names: c.names[ei]} // on the stack
 		for i := 0; i+1 < len(idx); i += 2 {
 			switch {
@@ -188,7 +188,8 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 			case idx[i+1] <= len(text):
 				g.sub[i/2] = text[idx[i]:idx[i+1]]
 			default:
-				g.sub[i/2] = strings.Clone(r.Message[idx[i]:idx[i+1]])
+				n := idx[i+1] - idx[i]
+				g.sub[i/2], rest = rest[:n], rest[n:]
 			}
 		}
 		// Built in place: a Signal of its own would escape to the heap.
@@ -198,7 +199,7 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 		})
 		s := &out[len(out)-1]
 		for i, name := range g.names {
-			if name != "" && g.sub[i] != "" {
+			if name != "" && name[0] != '_' && g.sub[i] != "" {
 				setField(s, name, g.sub[i])
 			}
 		}
@@ -207,6 +208,39 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 		}
 	}
 	return out
+}
+
+// copyOut copies out of msg, in one allocation, the first line text
+// unless it is already a copy (own) and the groups of idx that end past it,
+// one after the other: a signal keeps them, not msg.
+func copyOut(text string, own bool, msg string, idx []int) (string, string, bool) {
+	n := 0
+	if !own {
+		n = len(text)
+	}
+	for i := 0; i+1 < len(idx); i += 2 {
+		if idx[i] >= 0 && idx[i+1] > len(text) {
+			n += idx[i+1] - idx[i]
+		}
+	}
+	if n == 0 {
+		return text, "", true
+	}
+	var b strings.Builder
+	b.Grow(n)
+	if !own {
+		b.WriteString(text)
+	}
+	for i := 0; i+1 < len(idx); i += 2 {
+		if idx[i] >= 0 && idx[i+1] > len(text) {
+			b.WriteString(msg[idx[i]:idx[i+1]])
+		}
+	}
+	all := b.String()
+	if own {
+		return text, all, true
+	}
+	return all[:len(text)], all[len(text):], true
 }
 
 // match returns the submatch indexes of entry ei's pattern in msg (in buf
@@ -236,7 +270,8 @@ func (c *Catalogue) match(ei int, msg string, buf []int) []int {
 //	state reason version version2 apparent apparent2   strings
 //	nonempty  "non-empty" or "empty"   force  "force" or ""
 //
-// Any other name lands in Attrs.
+// Any other name lands in Attrs, but for names that begin with "_": the
+// entry's Post alone reads those.
 func setField(s *Signal, name, v string) {
 	switch name {
 	case "dn":

@@ -145,9 +145,9 @@ func dnRatisEntries() []Entry {
 			Loggers:  []string{"CloseContainerCommandHandler"},
 			Literals: []string{"Can't close container #"},
 			Pattern: regexp.MustCompile(`(?s)^Can't close container #(?P<container>\d+)` +
-				`(?:.*?(?:ServerNotReadyException: (?P<snrmember>` + memberRe + `) is not in \[[A-Z, _]*\]: current state is (?P<state>[A-Z_]+)` +
-				`|GroupMismatchException: (?P<gmpeer>[^\s:]+): (?:Group )?(?P<gmgroup>` + groupRe + `) not found` +
-				`|(?P<rejected>RejectedExecutionException)))?`),
+				`(?:.*?(?:ServerNotReadyException: (?P<_snrmember>` + memberRe + `) is not in \[[A-Z, _]*\]: current state is (?P<state>[A-Z_]+)` +
+				`|GroupMismatchException: (?P<_gmpeer>[^\s:]+): (?:Group )?(?P<_gmgroup>` + groupRe + `) not found` +
+				`|(?P<_rejected>RejectedExecutionException)))?`),
 			Post: closeFailureCause,
 		},
 		{
@@ -185,12 +185,11 @@ func dnRatisEntries() []Entry {
 			Loggers:  []string{"ReplicationManager"},
 			Literals: []string{"Sending command [closeContainerCommand"},
 			Pattern: regexp.MustCompile(`^Sending command \[closeContainerCommand: .*?containerID: (?P<container>\d+), ` +
-				`pipelineID: (?P<pipeline>[^,\]]+), force: (?P<forced>true|false)\] ` +
+				`pipelineID: (?P<pipeline>[^,\]]+), force: (?P<_forced>true|false)\] ` +
 				`for container ContainerInfo\{id=#\d+, state=(?P<state>[A-Z_]+)[^}]*\} ` +
 				`to (?P<dn>[0-9a-fA-F-]{36}(?:\([^)]*\)|\{[^}]*\})?)`),
 			Post: func(s *Signal, m Groups) bool {
-				s.Force = m.Get("forced") == "true"
-				delete(s.Attrs, "forced")
+				s.Force = m.Get("_forced") == "true"
 				return true
 			},
 		},
@@ -201,20 +200,14 @@ func dnRatisEntries() []Entry {
 // Group and State.
 func closeFailureCause(s *Signal, m Groups) bool {
 	switch {
-	case m.Get("snrmember") != "":
+	case m.Get("_snrmember") != "":
 		s.Reason = "ServerNotReadyException"
-		setField(s, "member", m.Get("snrmember"))
-	case m.Get("gmgroup") != "":
+		setField(s, "member", m.Get("_snrmember"))
+	case m.Get("_gmgroup") != "":
 		s.Reason = "GroupMismatchException"
-		s.Peer, s.Group = m.Get("gmpeer"), m.Get("gmgroup")
-	case m.Get("rejected") != "":
+		s.Peer, s.Group = m.Get("_gmpeer"), m.Get("_gmgroup")
+	case m.Get("_rejected") != "":
 		s.Reason = "RejectedExecutionException"
-	}
-	for _, k := range []string{"snrmember", "gmpeer", "gmgroup", "rejected"} {
-		delete(s.Attrs, k)
-	}
-	if len(s.Attrs) == 0 {
-		s.Attrs = nil
 	}
 	return true
 }

@@ -200,6 +200,17 @@ func TestCloseContainerFailed(t *testing.T) {
 		if c.group != "" && s.Peer != dnTestUUID {
 			t.Errorf("peer: %q", s.Peer)
 		}
+		// The signal keeps copies of its first line and of the cause it
+		// read in the stack trace, not the record's message, and no group
+		// its Post alone reads.
+		for name, v := range map[string]string{"text": s.Text, "peer": s.Peer, "group": s.Group, "state": s.State} {
+			if strings.Contains(c.msg, "\n") && inside(v, c.msg) {
+				t.Errorf("%s: %s %q points into the record's message", s.Text, name, v)
+			}
+		}
+		if s.Text != strings.SplitN(c.msg, "\n", 2)[0] || len(s.Attrs) != 0 {
+			t.Errorf("text %q, attributes %v", s.Text, s.Attrs)
+		}
 	}
 	// C4 and C2 are other messages.
 	for _, msg := range []string{

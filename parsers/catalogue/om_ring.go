@@ -224,10 +224,9 @@ func omRingEntries() []Entry {
 			Loggers:  []string{"OzoneManagerRatisServer"},
 			Literals: []string{"Ratis SetConfiguration reply: "},
 			Pattern: regexp.MustCompile(`^Failed to (?P<op>add|remove) OM (?P<om>\S+) (?:in|to|from) Ratis group ` +
-				omGroupRe + `\. Ratis SetConfiguration reply: (?P<reply>[^\r\n]*)`),
+				omGroupRe + `\. Ratis SetConfiguration reply: (?P<_reply>[^\r\n]*)`),
 			Post: func(s *Signal, m Groups) bool {
-				delete(s.Attrs, "reply")
-				if sub := omExceptionRe.FindStringSubmatch(m.Get("reply")); sub != nil {
+				if sub := omExceptionRe.FindStringSubmatch(m.Get("_reply")); sub != nil {
 					s.Reason = sub[1]
 				}
 				return true
@@ -245,11 +244,10 @@ func omRingEntries() []Entry {
 			Loggers:  []string{"OzoneManagerRatisServer"},
 			Literals: []string{" in Ratis group ", "Added OM ", "Removed OM "},
 			Pattern: regexp.MustCompile(`^(?:(?P<op>add|remove) OM (?P<om>\S+) in|Added OM (?P<om>\S+) to` +
-				`|(?P<removed>Removed) OM (?P<om>\S+) from) Ratis group ` + omGroupRe + `\.\s*$`),
+				`|(?P<_removed>Removed) OM (?P<om>\S+) from) Ratis group ` + omGroupRe + `\.\s*$`),
 			Post: func(s *Signal, m Groups) bool {
 				switch {
-				case m.Get("removed") != "":
-					delete(s.Attrs, "removed")
+				case m.Get("_removed") != "":
 					s.Attrs = setAttr(s.Attrs, "op", "remove")
 				case m.Get("op") == "":
 					s.Attrs = setAttr(s.Attrs, "op", "add")

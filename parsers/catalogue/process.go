@@ -59,7 +59,7 @@ func processEntries() []Entry {
 			Kind:     StartupMsg,
 			Source:   "hadoop-hdds/framework/.../HddsServerUtil.java:837 (B37, C.3); ≤1.4 hadoop-hdds/common/.../StringUtils.java:139",
 			Literals: []string{"STARTUP_MSG:"},
-			Pattern:  regexp.MustCompile(`(?s)STARTUP_MSG: Starting (?P<service>\w+)(?P<banner>.*)`),
+			Pattern:  regexp.MustCompile(`(?s)STARTUP_MSG: Starting (?P<service>\w+)(?P<_banner>.*)`),
 			Post:     startupFields,
 		},
 		{
@@ -91,8 +91,7 @@ func processEntries() []Entry {
 // "STARTUP_MSG:   <name> = <value>" in whatever order the release printed
 // them, and drops the raw banner.
 func startupFields(s *Signal, m Groups) bool {
-	delete(s.Attrs, "banner")
-	for line := range strings.Lines(m.Get("banner")) {
+	for line := range strings.Lines(m.Get("_banner")) {
 		rest, ok := strings.CutPrefix(line, "STARTUP_MSG:")
 		if !ok {
 			continue

@@ -106,12 +106,11 @@ func scmContainerEntries() []Entry {
 			Loggers:  []string{"ReplicationManager"},
 			Literals: []string{"Sending command [deleteContainerCommand: "},
 			Pattern: regexp.MustCompile(`Sending command \[deleteContainerCommand: (?:[^\]\n]*?term: (?P<term>\d+))?[^\]\n]*?` +
-				`containerID: (?P<container>\d+), replicaIndex: (?P<index>\d+), force: (?P<forced>true|false)\]` +
+				`containerID: (?P<container>\d+), replicaIndex: (?P<index>\d+), force: (?P<_forced>true|false)\]` +
 				` for container (?:ContainerInfo\{id=#\d+, state=(?P<state>[A-Z_]+)[^}\n]*\}|#\d+)` +
 				` to (?P<dn>[0-9a-fA-F-]{36}(?:\([^()\s]*\))?)`),
 			Post: func(s *Signal, m Groups) bool {
-				s.Force = m.Get("forced") == "true"
-				delete(s.Attrs, "forced")
+				s.Force = m.Get("_forced") == "true"
 				return true
 			},
 		},
