@@ -4,27 +4,12 @@ package catalogue
 // It answers "which literals occur in this text" in one pass.
 type acMatcher struct {
 	classes  [256]uint8 // byte -> class; 0 is "no literal has this byte"
-	leaves   [256]bool  // bytes that move the automaton off its root state
 	nclass   int
 	next     []uint32 // state*nclass + class -> state
 	out      [][]int  // state -> literal indexes ending here (after fail closure)
 	hasOut   []bool
 	literals []string
-	// row is the DFA for any(): row[r+class] is the next state's row offset
-	// (state*nclass), with matchBit set when a literal ends there.
-	row []uint32
-	// quad holds a bit for the hash of every literal's first four bytes;
-	// any() checks it before it walks the automaton from the root.
-	quad  [1 << 16 / 64]uint64
-	short bool // some literal is shorter than four bytes: no quad check
 }
-
-func quadHash(b []byte, i int) uint32 {
-	v := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
-	return (v * 2654435761) >> 16
-}
-
-const matchBit = 1 << 31
 
 func newACMatcher(literals []string) *acMatcher {
 	m := &acMatcher{literals: literals}
@@ -92,60 +77,7 @@ func newACMatcher(literals []string) *acMatcher {
 		m.out[i] = nodes[i].out
 		m.hasOut[i] = len(nodes[i].out) > 0
 	}
-	m.row = make([]uint32, len(m.next))
-	for i, t := range m.next {
-		m.row[i] = t * uint32(n)
-		if m.hasOut[t] {
-			m.row[i] |= matchBit
-		}
-	}
-	for c := 0; c < 256; c++ {
-		m.leaves[c] = m.next[m.classes[c]] != 0
-	}
-	for _, lit := range literals {
-		if len(lit) < 4 {
-			m.short = true
-			continue
-		}
-		h := quadHash([]byte(lit), 0)
-		m.quad[h/64] |= 1 << (h % 64)
-	}
 	return m
-}
-
-// any reports whether some literal occurs in b. On the root state it skips
-// bytes that cannot start a literal without walking the automaton, which is
-// most of a log line.
-func (m *acMatcher) any(b []byte) bool {
-	row, classes, leaves := m.row, &m.classes, &m.leaves
-	r := uint32(0)
-	quad, short := &m.quad, m.short
-	for i := 0; i < len(b); i++ {
-		if r == 0 {
-			for {
-				for !leaves[b[i]] {
-					if i++; i == len(b) {
-						return false
-					}
-				}
-				// A literal starting here needs its first four bytes here.
-				if short || i+4 > len(b) {
-					break
-				}
-				if h := quadHash(b, i); quad[h/64]&(1<<(h%64)) != 0 {
-					break
-				}
-				if i++; i == len(b) {
-					return false
-				}
-			}
-		}
-		r = row[r+uint32(classes[b[i]])]
-		if r&matchBit != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // appendMatches appends the index of every literal occurring in b to dst

@@ -58,6 +58,7 @@ type Catalogue struct {
 	entries  []Entry
 	literals []string   // every entry literal, once each
 	ac       *acMatcher // over the literals' prefilter keys
+	filter   *keyFilter // over the same keys, for Candidate
 	litEnt   [][]int    // key index -> entry indexes
 	names    [][]string
 	literal  []*literalMatcher // by entry: its pattern without the regular expression, or nil
@@ -77,8 +78,8 @@ func New(entries ...Entry) (*Catalogue, error) {
 			return nil, fmt.Errorf("catalogue entry %d (%s): kind, pattern and literals are required", ei, e.Kind)
 		}
 		for _, l := range e.Literals {
-			if l == "" {
-				return nil, fmt.Errorf("catalogue entry %s: empty literal", e.Kind)
+			if len(l) < 2 {
+				return nil, fmt.Errorf("catalogue entry %s: literal %q is shorter than two bytes", e.Kind, l)
 			}
 			if !seen[l] {
 				seen[l] = true
@@ -101,14 +102,14 @@ func New(entries ...Entry) (*Catalogue, error) {
 		c.literal = append(c.literal, compileLiteral(e.Pattern.String()))
 	}
 	c.ac = newACMatcher(keys)
+	c.filter = newKeyFilter(keys)
 	return c, nil
 }
 
 // prefilterKey returns the part of a literal the prefilter searches for: its
 // tail from the byte least common in log messages, keeping at least
 // minKey bytes. A line that contains the literal contains the key, so no
-// candidate is lost; the automaton leaves its root state only on rarer
-// bytes, which is most of its speed.
+// candidate is lost, and literals that share a tail share a key.
 func prefilterKey(lit string) string {
 	const minKey = 10
 	best, bestCost := 0, byteCost(lit[0])
@@ -142,7 +143,7 @@ func (c *Catalogue) Literals() []string { return c.literals }
 
 // Candidate reports whether a record whose first line is line may produce a
 // signal. It is the scanner's hot-path filter.
-func (c *Catalogue) Candidate(line []byte) bool { return c.ac.any(line) }
+func (c *Catalogue) Candidate(line []byte) bool { return c.filter.any(line) }
 
 // Match returns the signals a record produces (usually none or one).
 func (c *Catalogue) Match(r *parsers.Record) []Signal { return c.AppendMatches(nil, r) }

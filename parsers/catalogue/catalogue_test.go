@@ -12,7 +12,8 @@ import (
 )
 
 func TestAhoCorasickFindsEveryLiteral(t *testing.T) {
-	m := newACMatcher([]string{"he", "she", "his", "hers", "Skipping heartbeat"})
+	lits := []string{"he", "she", "his", "hers", "Skipping heartbeat"}
+	m, f := newACMatcher(lits), newKeyFilter(lits)
 	cases := map[string][]int{
 		"ushers":                       {1, 0, 3},
 		"nothing here? no: th":         {0},
@@ -33,8 +34,8 @@ func TestAhoCorasickFindsEveryLiteral(t *testing.T) {
 				t.Errorf("%q: literal %d not found", text, w)
 			}
 		}
-		if m.any([]byte(text)) != (len(want) > 0) {
-			t.Errorf("%q: any() disagrees with each()", text)
+		if f.any([]byte(text)) != (len(want) > 0) {
+			t.Errorf("%q: the key filter disagrees with the automaton", text)
 		}
 	}
 }
@@ -116,24 +117,65 @@ func TestParsers(t *testing.T) {
 	}
 }
 
-// any() agrees with a plain substring search on random text over a small
-// alphabet, where literals overlap and restart often.
-func TestAhoCorasickAgreesWithStringsContains(t *testing.T) {
-	lits := []string{"abc", "bca", "cab", "aab", "c:a", ": s", "zz"}
-	m := newACMatcher(lits)
+// The key filter agrees with a plain substring search on random text over
+// a small alphabet, where keys overlap and restart often, with keys whose
+// windows start at their first byte and past it.
+func TestKeyFilterAgreesWithStringsContains(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	alphabet := "abc: sz"
-	for n := 0; n < 20000; n++ {
-		b := make([]byte, rng.Intn(12))
-		for i := range b {
-			b[i] = alphabet[rng.Intn(len(alphabet))]
+	for _, keys := range [][]string{
+		{"abc", "bca", "cab", "aab", "c:a", ": s", "zz"},
+		{"ab", "Zb", "a:Z"},
+		{"abcaZ", "ab:Za", "bbbbb", "Za\xffa", "a bc ab"},
+		{"\xff\xfe", "aZ\x00"},
+	} {
+		f := newKeyFilter(keys)
+		alphabet := "abc: sz\xffZ"
+		for n := 0; n < 20000; n++ {
+			b := make([]byte, rng.Intn(16))
+			for i := range b {
+				b[i] = alphabet[rng.Intn(len(alphabet))]
+			}
+			want := false
+			for _, k := range keys {
+				want = want || strings.Contains(string(b), k)
+			}
+			if got := f.any(b); got != want {
+				t.Fatalf("keys %q, %q: any() = %v, want %v", keys, b, got, want)
+			}
 		}
-		want := false
-		for _, l := range lits {
-			want = want || strings.Contains(string(b), l)
-		}
-		if got := m.any(b); got != want {
-			t.Fatalf("%q: any() = %v, want %v", b, got, want)
+	}
+}
+
+// Every key of the catalogue is found wherever it stands in a log line,
+// and a line that holds a key but for one byte is not a candidate.
+func TestCandidateFindsEveryKey(t *testing.T) {
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(2))
+	// A line of the background (shared/ozone, SCMNodeManager's heartbeat
+	// report) around the key: it holds no key itself.
+	line := "Datanode 3b1f8a0e-6c1d-4d2f-9f5e-0a1b2c3d4e5f(dn1.example.com/10.0.0.11) sent a heartbeat"
+	if c.Candidate([]byte(line)) {
+		t.Fatalf("%q is a candidate", line)
+	}
+	for _, k := range c.ac.literals {
+		for range 20 {
+			at := rng.Intn(len(line) + 1)
+			in := line[:at] + k + line[at:]
+			if !c.Candidate([]byte(in)) {
+				t.Errorf("%q is not a candidate: key %q", in, k)
+			}
+			i := rng.Intn(len(k))
+			cut := line[:at] + k[:i] + k[i+1:] + line[at:]
+			want := false
+			for _, other := range c.ac.literals {
+				want = want || strings.Contains(cut, other)
+			}
+			if c.Candidate([]byte(cut)) != want {
+				t.Errorf("%q: candidate %v, want %v", cut, !want, want)
+			}
 		}
 	}
 }
