@@ -57,8 +57,7 @@ func (g *Groups) Get(name string) string {
 type Catalogue struct {
 	entries  []Entry
 	literals []string   // every entry literal, once each
-	ac       *acMatcher // over the literals' prefilter keys
-	filter   *keyFilter // over the same keys, for Candidate
+	keys     *keyFilter // over the literals' prefilter keys
 	litEnt   [][]int    // key index -> entry indexes
 	names    [][]string
 	literal  []*literalMatcher // by entry: its pattern without the regular expression, or nil
@@ -101,8 +100,7 @@ func New(entries ...Entry) (*Catalogue, error) {
 		c.names = append(c.names, e.Pattern.SubexpNames())
 		c.literal = append(c.literal, compileLiteral(e.Pattern.String()))
 	}
-	c.ac = newACMatcher(keys)
-	c.filter = newKeyFilter(keys)
+	c.keys = newKeyFilter(keys)
 	return c, nil
 }
 
@@ -143,7 +141,7 @@ func (c *Catalogue) Literals() []string { return c.literals }
 
 // Candidate reports whether a record whose first line is line may produce a
 // signal. It is the scanner's hot-path filter.
-func (c *Catalogue) Candidate(line []byte) bool { return c.filter.any(line) }
+func (c *Catalogue) Candidate(line []byte) bool { return c.keys.any(line) }
 
 // Match returns the signals a record produces (usually none or one).
 func (c *Catalogue) Match(r *parsers.Record) []Signal { return c.AppendMatches(nil, r) }
@@ -157,7 +155,7 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 	}
 	var candBuf, litBuf [8]int // on the stack: most records name one or two entries
 	cand := candBuf[:0]
-	for _, li := range c.ac.appendMatches(litBuf[:0], first) {
+	for _, li := range c.keys.appendKeys(litBuf[:0], first) {
 		for _, ei := range c.litEnt[li] {
 			cand = appendUnique(cand, ei)
 		}

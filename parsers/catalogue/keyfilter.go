@@ -1,8 +1,8 @@
 package catalogue
 
-// keyFilter tells whether a line holds one of a set of keys: the scanner's
-// filter on the first line of every record, so most of what ozdoctor reads
-// passes through it. It is the Wu–Manber method: a window as long as the
+// keyFilter finds which of a set of keys a line holds. As the scanner's
+// filter it looks at the first line of every record, so most of what
+// ozdoctor reads passes through it. It is the Wu–Manber method: a window as long as the
 // shortest key slides along the line, and the pair of bytes that ends it
 // says how far it may move before some key's window could end in it. Most
 // pairs of a log line are in no key's window and move it the whole window
@@ -10,21 +10,23 @@ package catalogue
 // Each key's window is the run of its bytes whose last pair is least
 // common in log messages (byteCost), so that this is rare.
 type keyFilter struct {
+	keys   []string
 	window int            // the shortest key's length (at least 2)
 	shift  [1 << 16]uint8 // pair (first byte | second<<8) -> how far the window may move
 	ends   [1 << 16]uint8 // pair -> 1 + its index in ending, 0 when it ends no window
 	ending [][]windowKey
 }
 
-// windowKey is a key and where its window starts in it.
+// windowKey is a key, its index and where its window starts in it.
 type windowKey struct {
 	key    string
+	index  int
 	offset int
 }
 
 // newKeyFilter returns the filter of keys, each at least two bytes long.
 func newKeyFilter(keys []string) *keyFilter {
-	f := &keyFilter{window: len(keys[0])}
+	f := &keyFilter{keys: keys, window: len(keys[0])}
 	for _, k := range keys {
 		f.window = min(f.window, len(k))
 	}
@@ -32,7 +34,7 @@ func newKeyFilter(keys []string) *keyFilter {
 	for i := range f.shift {
 		f.shift[i] = uint8(min(w-1, 255))
 	}
-	for _, k := range keys {
+	for ki, k := range keys {
 		o := 0
 		for i := 1; i+w <= len(k); i++ {
 			if pairCost(k[i+w-2:]) < pairCost(k[o+w-2:]) {
@@ -52,7 +54,7 @@ func newKeyFilter(keys []string) *keyFilter {
 			f.ending = append(f.ending, nil)
 			f.ends[p] = uint8(len(f.ending))
 		}
-		f.ending[f.ends[p]-1] = append(f.ending[f.ends[p]-1], windowKey{k, o})
+		f.ending[f.ends[p]-1] = append(f.ending[f.ends[p]-1], windowKey{k, ki, o})
 	}
 	return f
 }
@@ -61,21 +63,38 @@ func pair(a, b byte) uint16 { return uint16(a) | uint16(b)<<8 }
 
 func pairCost(s string) int { return byteCost(s[0]) + byteCost(s[1]) }
 
-// any reports whether some key occurs in b.
-func (f *keyFilter) any(b []byte) bool {
-	for end := f.window - 1; end < len(b); {
+// any reports whether some key occurs in line.
+func (f *keyFilter) any(line []byte) bool {
+	_, found := findKeys(f, line, nil, true)
+	return found
+}
+
+// appendKeys appends the index of every key occurring in line to dst (a
+// key may be appended more than once).
+func (f *keyFilter) appendKeys(dst []int, line string) []int {
+	dst, _ = findKeys(f, line, dst, false)
+	return dst
+}
+
+// findKeys appends the keys occurring in b to dst, or only reports the first
+// when first is set.
+func findKeys[T string | []byte](f *keyFilter, b T, dst []int, first bool) ([]int, bool) {
+	found := false
+	for end := f.window - 1; end < len(b); end++ {
 		p := pair(b[end-1], b[end])
 		if s := f.shift[p]; s > 0 {
-			end += int(s)
+			end += int(s) - 1
 			continue
 		}
 		for _, wk := range f.ending[f.ends[p]-1] {
 			start := end + 1 - f.window - wk.offset
 			if start >= 0 && len(b)-start >= len(wk.key) && string(b[start:start+len(wk.key)]) == wk.key {
-				return true
+				if found = true; first {
+					return dst, true
+				}
+				dst = append(dst, wk.index)
 			}
 		}
-		end++
 	}
-	return false
+	return dst, found
 }

@@ -1,9 +1,9 @@
 // Package catalogue is the Ozone message catalogue: each Entry recognises one
 // Ozone or Ratis log message (every wording it has had across versions),
 // names the source it mirrors, and turns a matching record into a typed
-// Signal. Matching is literal-prefiltered: one Aho-Corasick pass over a
-// record's first line finds the candidate entries, and only those run their
-// small regular expression.
+// Signal. Matching is literal-prefiltered: one pass of a Wu-Manber filter
+// over a record's first line finds the candidate entries, and only those
+// run their small regular expression.
 package catalogue
 
 import (
