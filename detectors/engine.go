@@ -57,8 +57,9 @@ type EngineOptions struct {
 	// Sleeper), whatever the mode, so a bundle and a live run make the same
 	// decisions at the same moments.
 	Tick time.Duration
-	// EveryTick calls Advance at every tick even when every detector is
-	// quiet (see Sleeper), which must not change a finding: for tests.
+	// EveryTick calls every detector's Advance at every tick and every
+	// signal's time even when it is quiet (see Sleeper), which must not
+	// change a finding: for tests.
 	EveryTick bool
 	// Collect keeps every finding of the run for Flush to return (a
 	// Collector subscribed by the engine itself); a run of unbounded
@@ -94,6 +95,22 @@ type running struct {
 	doc  Doc
 	det  Detector
 	emit Emit // made once: detectors are called per signal and tick
+	// sleeper is det as a Sleeper, nil when it is none. quiet is its Quiet
+	// since its last Observe or Advance when rested; observed says it saw
+	// a signal since its last Advance.
+	sleeper  Sleeper
+	quiet    time.Time
+	rested   bool
+	observed bool
+}
+
+// restsUntil returns r's Quiet as of the engine's clock now, asked once
+// between two of its Observe or Advance calls.
+func (r *running) restsUntil(now time.Time) time.Time {
+	if !r.rested {
+		r.quiet, r.rested = r.sleeper.Quiet(now), true
+	}
+	return r.quiet
 }
 
 // alert is the engine's record of one finding's life.
@@ -155,7 +172,8 @@ func NewEngineWith(regs []Registration, env *Env, opt EngineOptions) (*Engine, e
 			return nil, fmt.Errorf("detector %s: %w", r.Doc.Name, err)
 		}
 		i := len(e.running)
-		e.running = append(e.running, running{doc: r.Doc, det: d, emit: e.emitter(r.Doc)})
+		sl, _ := d.(Sleeper)
+		e.running = append(e.running, running{doc: r.Doc, det: d, emit: e.emitter(r.Doc), sleeper: sl})
 		for _, k := range r.Doc.Kinds {
 			e.byKind[k] = append(e.byKind[k], i)
 		}
@@ -212,7 +230,9 @@ func (e *Engine) Observe(s *catalogue.Signal) {
 			e.stats.Unattributed++
 			continue
 		}
-		e.running[i].det.Observe(s, e.running[i].emit)
+		r := &e.running[i]
+		r.det.Observe(s, r.emit)
+		r.rested, r.observed = false, true
 	}
 }
 
@@ -253,24 +273,33 @@ func (e *Engine) quiet() time.Time {
 		q = next
 	}
 	for i := range e.running {
-		s, ok := e.running[i].det.(Sleeper)
-		if !ok {
+		r := &e.running[i]
+		if r.sleeper == nil {
 			return time.Time{}
 		}
-		q = Earliest(q, s.Quiet(e.now))
+		q = Earliest(q, r.restsUntil(e.now))
 	}
 	return q
 }
 
 // Advance moves the engine's clock to t: detectors make the decisions whose
 // deadlines passed, and resolved alerts past the retention are forgotten.
+// A detector that saw no signal since its last Advance and is quiet
+// through t (see Sleeper) is passed over.
 func (e *Engine) Advance(t time.Time) {
 	if !t.After(e.now) {
 		return
 	}
+	prev := e.now
+	skip := !e.opt.EveryTick && e.gens == e.env.generations()
 	e.now = t
 	for i := range e.running {
-		e.running[i].det.Advance(t, e.running[i].emit)
+		r := &e.running[i]
+		if skip && r.sleeper != nil && (r.rested || !r.observed) && !t.After(r.restsUntil(prev)) {
+			continue
+		}
+		r.det.Advance(t, r.emit)
+		r.rested, r.observed = false, false
 	}
 	e.gens = e.env.generations()
 	// Retention is swept at most once a second of event time, not per

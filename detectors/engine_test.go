@@ -311,6 +311,49 @@ func (s *sleeper) Quiet(now time.Time) time.Time {
 	return s.deadlines[0].Add(-time.Nanosecond)
 }
 
+// At a signal's time the engine passes over the detectors quiet through
+// that time, and they make the transitions they make when every detector
+// is advanced at every signal.
+func TestEnginePassesOverQuietDetectors(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var runs [2][]string
+	var advanced [2][2]int
+	for i, every := range []bool{true, false} {
+		a, b := &sleeper{}, &sleeper{}
+		var regs []Registration
+		for _, d := range []struct {
+			kind catalogue.Kind
+			s    *sleeper
+		}{{"a", a}, {"b", b}} {
+			regs = append(regs, Registration{Doc: Doc{Name: string(d.kind), Kinds: []catalogue.Kind{d.kind}},
+				New: func(*Env) (Detector, error) { return d.s, nil }})
+		}
+		e, err := NewEngineWith(regs, &Env{Settings: site.New(), Identity: NewIdentity()},
+			EngineOptions{Retention: time.Minute, EveryTick: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Subscribe(func(tr Transition) {
+			runs[i] = append(runs[i], fmt.Sprintf("%s %s %q->%s", tr.At.Sub(t0), tr.Fingerprint, tr.From, tr.To))
+		})
+		e.Observe(&catalogue.Signal{Kind: "a", Time: t0})
+		for s := 1; s <= 300; s++ { // b's signals, one a second, between ticks
+			e.Observe(&catalogue.Signal{Kind: "b", Time: t0.Add(time.Duration(s)*time.Second + 500*time.Millisecond)})
+		}
+		advanced[i] = [2]int{a.advanced, b.advanced}
+	}
+	if !slices.Equal(runs[0], runs[1]) || len(runs[0]) < 3 {
+		t.Errorf("transitions at every signal %q\npassing over quiet detectors %q", runs[0], runs[1])
+	}
+	// Every tick and signal time: 601 calls each. a has deadlines at 10 s
+	// and 75 s: it is advanced there, not at each of b's 300 signals; b's
+	// next deadline moves with each of its signals, 10 s on, so its
+	// Advance has nothing to do either.
+	if advanced[0] != [2]int{601, 601} || advanced[1][0] > 4 || advanced[1][1] > 4 {
+		t.Errorf("Advance calls of a and b: %v at every signal, %v passing over", advanced[0], advanced[1])
+	}
+}
+
 // The engine skips the ticks at which its detectors and its retention
 // sweep are quiet, and makes the same transitions at the same times as
 // when it calls Advance at every tick: a resolved alert forgotten after
