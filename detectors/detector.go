@@ -154,6 +154,12 @@ type Env struct {
 	Settings *site.Config // cluster settings (ozone-site.xml, STARTUP_MSG conf) with Ozone's defaults
 	Identity *Identity    // datanode UUID <-> host, OM node ID <-> host, versions
 	Options  map[string]string
+	// Batch says the findings are read once the input ends (a bundle run),
+	// not as they change: a detector may leave out the updates of a firing
+	// finding that change neither its state nor its severity, as long as it
+	// reports the finding as it stands when it resolves, when it is
+	// forgotten and when the input ends.
+	Batch bool
 }
 
 // Option returns a detector option or def. Detectors read their declared

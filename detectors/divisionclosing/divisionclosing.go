@@ -74,7 +74,8 @@ type detector struct {
 	// check does not visit them all on every signal.
 	idleUntil time.Time `state:"-"`
 	// withdrawals are pending findings of divisions dropped before they
-	// were confirmed, emitted withdrawn at the next check.
+	// were confirmed, emitted withdrawn at the next check (and, in a batch
+	// run, the last update of a division forgotten while reported).
 	withdrawals []detectors.Finding
 
 	// Each map drops its oldest entry (by first insertion) when full.
@@ -322,8 +323,12 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 
 // refreshEvery spaces the updates of a stuck division's finding with new
 // evidence: the failures it follows come every few seconds, and the input's
-// end reports every division as it then stands.
+// end reports every division as it then stands. A batch run (Env.Batch)
+// leaves these updates out.
 const refreshEvery = time.Minute
+
+// refreshes says whether v has an update due at refreshEvery.
+func (d *detector) refreshes(v *division) bool { return v.emitted && v.dirty && !d.env.Batch }
 
 // check emits divisions that became certain, escalates those stuck past
 // stuck-after, refreshes those with new evidence and drops unreported ones
@@ -341,7 +346,7 @@ func (d *detector) check(now time.Time, emit detectors.Emit) {
 		case d.dropStale(v, now):
 		case v.emitted && v.severity < detectors.Critical && now.Sub(v.start) >= d.stuckAfter:
 			d.emit(v, now, detectors.Firing, "", emit)
-		case v.emitted && v.dirty && now.Sub(v.emittedAt) >= refreshEvery:
+		case d.refreshes(v) && now.Sub(v.emittedAt) >= refreshEvery:
 			d.emit(v, now, detectors.Firing, "", emit)
 		case !v.emitted && !v.pending:
 			d.pend(v, now, emit)
@@ -368,7 +373,7 @@ func (d *detector) deadline(v *division, now time.Time) time.Time {
 	if v.severity < detectors.Critical {
 		next = detectors.Earliest(next, v.start.Add(d.stuckAfter))
 	}
-	if v.dirty {
+	if d.refreshes(v) {
 		next = detectors.Earliest(next, v.emittedAt.Add(refreshEvery))
 	}
 	return next
@@ -769,6 +774,9 @@ func (d *detector) open(host, group string, start time.Time) *division {
 	v.peer, _ = d.peers.Get(hk)
 	if _, old, evicted := d.divisions.Put(k, v); evicted {
 		d.unpend(old, old.last, "forgotten: more divisions than the detector keeps at once")
+		if d.env.Batch && old.emitted && old.dirty { // its updates were left out
+			d.emit(old, d.now, detectors.Firing, "", func(f detectors.Finding) { d.withdrawals = append(d.withdrawals, f) })
+		}
 	}
 	v.closesBase = d.closes.Baseline(k)
 	if cs, ok := d.closes.Untimed(k); ok {

@@ -2,6 +2,8 @@ package divisionclosing
 
 import (
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -796,5 +798,61 @@ func TestUpdatesAreSpaced(t *testing.T) {
 	}
 	if f.Facts["failed_close_attempts"] != "93" {
 		t.Errorf("the end reports %s failed attempts, want all 93", f.Facts["failed_close_attempts"])
+	}
+}
+
+// A batch run (Env.Batch) leaves out the updates of a stuck division's
+// finding: the input's end reports it as the run that makes them does, and
+// a division forgotten for newer ones is reported as it stood.
+func TestBatchLeavesOutUpdates(t *testing.T) {
+	sigs := stuckLeader(time.Hour)
+	// As many other divisions as the detector keeps: the stuck one, opened
+	// first, is forgotten.
+	for i := range maxDivisions {
+		s := failed(t0.Add(time.Hour+time.Duration(i)*time.Millisecond), uint64(1000+i), "ServerNotReadyException", "CLOSING")
+		s.Group = fmt.Sprintf("group-%012X", i)
+		sigs = append(sigs, s)
+	}
+	for _, end := range []time.Time{t0.Add(50 * time.Minute), t0.Add(2 * time.Hour)} {
+		stuckFailures := 0
+		for _, s := range sigs {
+			if s.Kind == catalogue.CloseContainerFailed && s.Group == group && !s.Time.After(end) {
+				stuckFailures++
+			}
+		}
+		var updates [2]int
+		var last [2]map[string]detectors.Finding
+		for i, batch := range []bool{false, true} {
+			env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Batch: batch}
+			eng, err := detectors.NewEngine([]detectors.Registration{Registration}, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last[i] = map[string]detectors.Finding{}
+			eng.Subscribe(func(tr detectors.Transition) {
+				if tr.Update() {
+					updates[i]++
+				}
+				last[i][tr.Finding.Key] = tr.Finding
+			})
+			for j := range sigs {
+				if !sigs[j].Time.After(end) {
+					eng.Observe(&sigs[j])
+				}
+			}
+			eng.Flush(end)
+		}
+		stuck := dnHost + "/" + group + "@" + t0.Format(time.RFC3339)
+		b, ok := last[1][stuck]
+		if !ok || b.Facts["failed_close_attempts"] != strconv.Itoa(stuckFailures) || b.State != detectors.Firing {
+			t.Fatalf("end %s: batch run's last report of the stuck division: %v %v", end, b.State, b.Facts)
+		}
+		// The batch run's one update: at the end, or when forgotten.
+		if updates[0] < 10 || updates[1] != 1 {
+			t.Errorf("end %s: %d updates, %d in a batch run", end, updates[0], updates[1])
+		}
+		if a := last[0][stuck]; end.Before(t0.Add(time.Hour)) && !reflect.DeepEqual(a, b) {
+			t.Errorf("end %s: at the end\n%+v\nin a batch run\n%+v", end, a, b)
+		}
 	}
 }

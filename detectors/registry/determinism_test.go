@@ -22,7 +22,8 @@ import (
 // Advance at every tick and holds every signal until the walk ends; the
 // others skip the ticks at which every detector is quiet and hand on what
 // precedes the next file as they read (analysis.Run), which changes no
-// transition.
+// transition. The last has no subscriber, so its detectors leave out the
+// updates no one sees (detectors.Env.Batch): its report is the same.
 func TestReportsAreByteIdentical(t *testing.T) {
 	cases, err := filepath.Glob("../*/testdata/*.txtar")
 	if err != nil || len(cases) == 0 {
@@ -65,6 +66,9 @@ func TestReportsAreByteIdentical(t *testing.T) {
 			opt.Subscribe = func(tr detectors.Transition) {
 				transitions = append(transitions, fmt.Sprintf("%s %s %s->%s %v %s",
 					tr.At.Format(time.RFC3339Nano), tr.Fingerprint, tr.From, tr.To, tr.Escalated, tr.Finding.Summary))
+			}
+			if i == deterministicRuns-1 {
+				opt.Subscribe = nil
 			}
 			res, err := analysis.Run(context.Background(), opt)
 			if err != nil {

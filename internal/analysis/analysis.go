@@ -265,7 +265,8 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 		merger: stream.NewMerger(stream.Options{Lateness: opt.Lateness, Idle: opt.Idle, Since: opt.Since, Until: opt.Until,
 			SpillBudget: opt.SpillBudget, SpillDir: opt.SpillDir})}
 	p.target = p.merger
-	p.env = &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: opt.DetectorOptions}
+	p.env = &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: opt.DetectorOptions,
+		Batch: opt.Subscribe == nil} // no one sees a finding before the report
 	eng := opt.Engine
 	if opt.SpillBudget > 0 {
 		p.collector.Spill(opt.SpillDir)
