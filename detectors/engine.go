@@ -95,9 +95,9 @@ type running struct {
 	doc  Doc
 	det  Detector
 	emit Emit // made once: detectors are called per signal and tick
-	// sleeper is det as a Sleeper, nil when it is none. quiet is its Quiet
-	// since its last Observe or Advance when rested; observed says it saw
-	// a signal since its last Advance.
+	// sleeper is det as a Sleeper, nil when it is none. While rested,
+	// quiet is its Quiet as its last Observe or Advance left it; observed
+	// says it saw a signal since its last Advance.
 	sleeper  Sleeper
 	quiet    time.Time
 	rested   bool

@@ -2,13 +2,13 @@ package catalogue
 
 // keyFilter finds which of a set of keys a line holds. As the scanner's
 // filter it looks at the first line of every record, so most of what
-// ozdoctor reads passes through it. It is the Wu–Manber method: a window as long as the
-// shortest key slides along the line, and the pair of bytes that ends it
-// says how far it may move before some key's window could end in it. Most
-// pairs of a log line are in no key's window and move it the whole window
-// at once; keys are compared only where a pair ends one of their windows.
-// Each key's window is the run of its bytes whose last pair is least
-// common in log messages (byteCost), so that this is rare.
+// ozdoctor reads passes through it. It is the Wu–Manber method: a window as
+// long as the shortest key slides along the line, and the pair of bytes
+// that ends it says how far it may move before some key's window could end
+// in it. Most pairs of a log line are in no key's window and move it the
+// whole window at once; keys are compared only where a pair ends one of
+// their windows. Each key's window is the run of its bytes whose last pair
+// is least common in log messages (byteCost), so that this is rare.
 type keyFilter struct {
 	keys   []string
 	window int            // the shortest key's length (at least 2)
