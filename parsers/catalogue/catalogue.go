@@ -179,7 +179,8 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 			continue
 		}
 		var rest string // the groups past the first line, copied out
-		text, rest, own = copyOut(text, own, r.Message, idx)
+		text, rest = copyOut(text, own, r.Message, idx)
+		own = true
 		g := Groups{names: c.names[ei]} // on the stack
 		for i := 0; i+1 < len(idx); i += 2 {
 			switch {
@@ -212,7 +213,7 @@ func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
 // copyOut copies out of msg, in one allocation, the first line text
 // unless it is already a copy (own) and the groups of idx that end past it,
 // one after the other: a signal keeps them, not msg.
-func copyOut(text string, own bool, msg string, idx []int) (string, string, bool) {
+func copyOut(text string, own bool, msg string, idx []int) (string, string) {
 	n := 0
 	if !own {
 		n = len(text)
@@ -223,7 +224,7 @@ func copyOut(text string, own bool, msg string, idx []int) (string, string, bool
 		}
 	}
 	if n == 0 {
-		return text, "", true
+		return text, ""
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -237,9 +238,9 @@ func copyOut(text string, own bool, msg string, idx []int) (string, string, bool
 	}
 	all := b.String()
 	if own {
-		return text, all, true
+		return text, all
 	}
-	return all[:len(text)], all[len(text):], true
+	return all[:len(text)], all[len(text):]
 }
 
 // match returns the submatch indexes of entry ei's pattern in msg (in buf

@@ -10,7 +10,6 @@ package catalogue
 // their windows. Each key's window is the run of its bytes whose last pair
 // is least common in log messages (byteCost), so that this is rare.
 type keyFilter struct {
-	keys   []string
 	window int            // the shortest key's length (at least 2)
 	shift  [1 << 16]uint8 // pair (first byte | second<<8) -> how far the window may move
 	ends   [1 << 16]uint8 // pair -> 1 + its index in ending, 0 when it ends no window
@@ -26,7 +25,7 @@ type windowKey struct {
 
 // newKeyFilter returns the filter of keys, each at least two bytes long.
 func newKeyFilter(keys []string) *keyFilter {
-	f := &keyFilter{keys: keys, window: len(keys[0])}
+	f := &keyFilter{window: len(keys[0])}
 	for _, k := range keys {
 		f.window = min(f.window, len(k))
 	}
