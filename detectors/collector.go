@@ -203,6 +203,22 @@ func (l FindingList) All() iter.Seq[Finding] {
 	}
 }
 
+// Worst returns the highest severity among the findings (zero: none),
+// without reading spilled ones back: their stubs keep it.
+func (l FindingList) Worst() Severity {
+	var worst Severity
+	if l.src == nil {
+		for i := range l.fs {
+			worst = max(worst, l.fs[i].Severity)
+		}
+		return worst
+	}
+	for _, i := range l.src.order {
+		worst = max(worst, l.src.c.findings[i].Severity)
+	}
+	return worst
+}
+
 // Slice returns the findings, read whole into memory (never nil).
 func (l FindingList) Slice() []Finding {
 	return slices.AppendSeq(make([]Finding, 0, l.Len()), l.All())

@@ -66,6 +66,34 @@ func TestCollectorSpillsResolvedFindings(t *testing.T) {
 	}
 }
 
+// Worst reads the severity of spilled findings from their stubs, and
+// leaves out what the report leaves out: pending alerts.
+func TestFindingListWorst(t *testing.T) {
+	t0 := time.Date(2026, 8, 23, 10, 0, 0, 0, time.UTC)
+	var c Collector
+	c.Spill(t.TempDir())
+	for _, tr := range []Transition{
+		{To: Firing, Finding: Finding{Detector: "d", Key: "a", Severity: Critical, State: Firing, Start: t0}},
+		{To: Resolved, Finding: Finding{Detector: "d", Key: "a", Severity: Critical, State: Resolved, Start: t0}},
+		{To: Firing, Finding: Finding{Detector: "d", Key: "b", Severity: Info, State: Firing, Start: t0}},
+		{To: Pending, Finding: Finding{Detector: "e", Key: "c", Severity: Critical, State: Pending, Start: t0}},
+	} {
+		c.Add(tr)
+	}
+	if i := c.index["d\x00a"]; c.spilled[i].Size == 0 {
+		t.Fatal("the resolved finding was not spilled")
+	}
+	if got := c.Findings(nil, nil).Worst(); got != Critical {
+		t.Errorf("Worst = %v, want critical (the spilled finding's)", got)
+	}
+	if got := c.Findings(nil, func(d string) bool { return d == "e" }).Worst(); got != 0 {
+		t.Errorf("Worst of only a pending finding = %v, want none", got)
+	}
+	if got := FindingsOf([]Finding{{Severity: Info}, {Severity: Warning}}).Worst(); got != Warning {
+		t.Errorf("Worst of a slice = %v, want warning", got)
+	}
+}
+
 // A spilling collector keeps whole in memory only the findings of alerts
 // not resolved that were updated last (heldFindings of them), and reports
 // the latest version of each, the same as one holding all in memory; a

@@ -204,9 +204,7 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 				return &exitError{code: exitInternal, err: fmt.Errorf("the report is complete, but the findings were not indexed: %w", err)}
 			}
 		}
-		for f := range res.Findings.All() {
-			failed = failed || (failOn != 0 && f.Severity >= failOn)
-		}
+		failed = failed || (failOn != 0 && res.Findings.Worst() >= failOn)
 	}
 	if failed {
 		return &exitError{code: exitFindings}
