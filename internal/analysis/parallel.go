@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,10 +32,11 @@ func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Prob
 	if p.opt.SpillBudget > 0 {
 		budget.limit = max(p.opt.SpillBudget/2, 1<<20)
 	}
+	records := &sync.Pool{} // *[]call, empty: records given back
 	visit := func(t *bundle.Turn, f bundle.File, rd io.Reader) error {
 		tr, _ := t.Value.(*turnRecord)
 		if tr == nil {
-			tr = &turnRecord{p: p, turn: t, budget: budget}
+			tr = &turnRecord{p: p, turn: t, budget: budget, records: records}
 			t.Value = tr
 		}
 		tr.do(func() { p.rank(f.Rank) })
@@ -57,10 +59,22 @@ func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Prob
 type turnRecord struct {
 	p       *Pipeline
 	turn    *bundle.Turn
-	live    bool     // its turn has come: calls go to the pipeline
-	pending []func() // what to do in turn, in order
-	cost    int64    // estimated bytes pending
+	live    bool   // its turn has come: calls go to the pipeline
+	pending []call // what to do in turn, in order
+	cost    int64  // estimated bytes pending
 	budget  *recordBudget
+	records *sync.Pool // of pending lists, shared by the files of a walk
+}
+
+// call is one call kept for the turn: fn, or if nil the push of sig to
+// the stream of s's id. Pushes are most calls on signal-dense logs: kept
+// in a list reused from file to file, they allocate nothing.
+type call struct {
+	fn  func()
+	s   *turnStreams
+	id  stream.ID
+	sig catalogue.Signal
+	now time.Time
 }
 
 // recordBudget is what the records of files waiting for their turn may
@@ -76,7 +90,17 @@ func (tr *turnRecord) do(fn func()) {
 		fn()
 		return
 	}
-	tr.pending = append(tr.pending, fn)
+	tr.keep(call{fn: fn})
+}
+
+// keep appends c to the pending calls.
+func (tr *turnRecord) keep(c call) {
+	if tr.pending == nil {
+		if l, _ := tr.records.Get().(*[]call); l != nil {
+			tr.pending = *l
+		}
+	}
+	tr.pending = append(tr.pending, c)
 }
 
 // goLive waits for the turn and runs what was pending.
@@ -85,10 +109,19 @@ func (tr *turnRecord) goLive() {
 		return
 	}
 	tr.turn.Wait()
-	for _, fn := range tr.pending {
-		fn()
+	for i := range tr.pending {
+		if c := &tr.pending[i]; c.fn != nil {
+			c.fn()
+		} else {
+			tr.p.merger.Push(c.s.ids[c.id], c.sig, c.now)
+		}
 	}
 	tr.budget.spent.Add(-tr.cost)
+	if tr.pending != nil {
+		clear(tr.pending) // let go of the signals' text
+		l := tr.pending[:0]
+		tr.records.Put(&l)
+	}
 	tr.pending, tr.cost, tr.live = nil, 0, true
 }
 
@@ -124,9 +157,8 @@ func (s *turnStreams) Push(id stream.ID, sig catalogue.Signal, now time.Time) {
 		s.tr.p.merger.Push(s.ids[id], sig, now)
 		return
 	}
-	kept := sig // only a call kept for later copies the signal to the heap
-	s.tr.do(func() { s.tr.p.merger.Push(s.ids[id], kept, now) })
-	s.tr.spend(stream.Cost(&kept))
+	s.tr.keep(call{s: s, id: id, sig: sig, now: now})
+	s.tr.spend(stream.Cost(&sig))
 }
 
 func (s *turnStreams) Progress(id stream.ID, t, now time.Time) {
