@@ -283,8 +283,10 @@ func (d *detector) expirePending(now time.Time, all bool) {
 // pair handles one T31+T30 pair.
 func (d *detector) pair(t31, t30 *catalogue.Signal) {
 	o := d.occurrence(patternOlder, t31.Datanode, t31.Time)
-	if r, ok := d.registrations.Get(detectors.HostKey(t31.Datanode.Host)); ok && o.total == 0 {
-		o.registered = &r
+	if o.total == 0 { // r is on the heap: looked up only when it is kept
+		if r, ok := d.registrations.Get(detectors.HostKey(t31.Datanode.Host)); ok {
+			o.registered = &r
+		}
 	}
 	o.add(t31.Host, t31.Time, t31, t30)
 	o.dnVersion, o.scmVersion = t31.Version, t31.Version2

@@ -216,6 +216,7 @@ func (s *Scanner) init(br *bufio.Reader, opt Options) {
 		streams:   append(s.streams[:0], own),
 		intern:    intern,
 		flush:     s.flush[:0],
+		st:        Stats{Gaps: s.st.Gaps[:0]}, // Gaps is the scanner's own
 	}
 	if s.maxLine <= 0 {
 		s.maxLine = defaultMaxLine
