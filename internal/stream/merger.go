@@ -430,7 +430,10 @@ func (m *Merger) reorder() {
 }
 
 // Restore loads a snapshot into a merger made with NewMerger.
-func (m *Merger) Restore(data []byte) error { return snapshot.Unmarshal(data, m) }
+func (m *Merger) Restore(data []byte) error {
+	m.skew.diffs = nil // computed afresh from the events restored
+	return snapshot.Unmarshal(data, m)
+}
 
 // Clock returns the newest event time released.
 func (m *Merger) Clock() time.Time { return m.clock }

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -35,6 +36,12 @@ type Skew struct {
 	shared  map[string]int                  // host -> remembered keys it logged
 	evicted int64                           // sync keys forgotten
 	changed bool                            // the estimate may differ since the last Estimate
+	// diffs are, for the reference host ref, every other host's plausible
+	// differences from it over the remembered events both logged, sorted:
+	// kept as events come and go, so that an estimate need not go over
+	// every event. nil: to be computed afresh.
+	ref   string                     `state:"-"`
+	diffs map[string][]time.Duration `state:"-"`
 }
 
 // NewSkew returns an estimator that knows nothing yet.
@@ -61,12 +68,49 @@ func (k *Skew) Observe(s *catalogue.Signal) {
 		byHost[s.Host] = s.Time
 		k.shared[s.Host]++
 		k.changed = k.changed || len(byHost) > 1
+		k.pair(byHost, s.Host, true)
+	}
+}
+
+// pair adds (or removes) the differences host's time for one event makes
+// with the reference host's to diffs.
+func (k *Skew) pair(byHost map[string]time.Time, host string, add bool) {
+	if k.diffs == nil {
+		return
+	}
+	t0, ok := byHost[k.ref]
+	if !ok {
+		return
+	}
+	change := func(h string, t time.Time) {
+		d := t.Sub(t0)
+		if d >= maxPlausible || d <= -maxPlausible {
+			return
+		}
+		ds := k.diffs[h]
+		i, found := slices.BinarySearch(ds, d)
+		switch {
+		case add:
+			k.diffs[h] = slices.Insert(ds, i, d)
+		case found:
+			k.diffs[h] = slices.Delete(ds, i, i+1)
+		}
+	}
+	if host != k.ref {
+		change(host, byHost[host])
+		return
+	}
+	for h, t := range byHost {
+		if h != k.ref {
+			change(h, t)
+		}
 	}
 }
 
 func (k *Skew) forgetOldest() {
 	key := k.keys[0]
 	k.keys = k.keys[1:]
+	k.pair(k.times[key], k.ref, false)
 	for h := range k.times[key] {
 		if k.shared[h]--; k.shared[h] == 0 {
 			delete(k.shared, h)
@@ -89,24 +133,17 @@ func (k *Skew) Estimate() []ClockOffset {
 	if ref == "" {
 		return nil
 	}
-	diffs := map[string][]time.Duration{}
-	for _, byHost := range k.times {
-		t0, ok := byHost[ref]
-		if !ok {
-			continue
-		}
-		for h, t := range byHost {
-			if d := t.Sub(t0); h != ref && d < maxPlausible && d > -maxPlausible {
-				diffs[h] = append(diffs[h], d)
-			}
+	if ref != k.ref || k.diffs == nil {
+		k.ref, k.diffs = ref, map[string][]time.Duration{}
+		for _, byHost := range k.times {
+			k.pair(byHost, ref, true)
 		}
 	}
 	est := map[string]ClockOffset{ref: {Host: ref, Pairs: k.shared[ref]}}
-	for h, ds := range diffs {
+	for h, ds := range k.diffs {
 		if len(ds) < minPairs {
 			continue
 		}
-		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 		est[h] = ClockOffset{Host: h, Offset: ds[len(ds)/2], Pairs: len(ds)}
 	}
 	if len(est) < 2 {
