@@ -172,18 +172,41 @@ func (e *Env) Option(name, def string) string {
 }
 
 // Remediate fills the doc's remediation templates with the finding.
-func (d Doc) Remediate(f *Finding) ([]string, error) {
-	steps := make([]string, 0, len(d.Remediation))
+func (d Doc) Remediate(f *Finding) ([]string, error) { return d.remediation().fill(f) }
+
+// remediation is a doc's remediation templates parsed once, for a report
+// that fills them for each of thousands of findings.
+type remediation struct {
+	name  string               // the detector's
+	steps []*template.Template // the steps before the first that did not parse
+	err   error                // why that one did not
+}
+
+func (d *Doc) remediation() *remediation {
+	r := &remediation{name: d.Name}
 	for i, t := range d.Remediation {
 		tpl, err := template.New(fmt.Sprint(d.Name, i)).Funcs(templateFuncs).Parse(t)
 		if err != nil {
-			return nil, fmt.Errorf("%s remediation step %d: %w", d.Name, i+1, err)
+			r.err = fmt.Errorf("%s remediation step %d: %w", d.Name, i+1, err)
+			break
 		}
+		r.steps = append(r.steps, tpl)
+	}
+	return r
+}
+
+// fill executes the steps on f, in order.
+func (r *remediation) fill(f *Finding) ([]string, error) {
+	steps := make([]string, 0, len(r.steps))
+	for i, tpl := range r.steps {
 		var b bytes.Buffer
 		if err := tpl.Execute(&b, f); err != nil {
-			return nil, fmt.Errorf("%s remediation step %d: %w", d.Name, i+1, err)
+			return nil, fmt.Errorf("%s remediation step %d: %w", r.name, i+1, err)
 		}
 		steps = append(steps, b.String())
+	}
+	if r.err != nil {
+		return nil, r.err
 	}
 	return steps, nil
 }

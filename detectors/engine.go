@@ -92,9 +92,10 @@ type EngineStats struct {
 }
 
 type running struct {
-	doc  Doc
-	det  Detector
-	emit Emit // made once: detectors are called per signal and tick
+	doc   Doc
+	det   Detector
+	emit  Emit         // made once: detectors are called per signal and tick
+	steps *remediation // likewise: findings are finalized one by one
 	// sleeper is det as a Sleeper, nil when it is none. While rested,
 	// quiet is its Quiet as its last Observe or Advance left it; observed
 	// says it saw a signal since its last Advance.
@@ -173,7 +174,7 @@ func NewEngineWith(regs []Registration, env *Env, opt EngineOptions) (*Engine, e
 		}
 		i := len(e.running)
 		sl, _ := d.(Sleeper)
-		e.running = append(e.running, running{doc: r.Doc, det: d, emit: e.emitter(r.Doc), sleeper: sl})
+		e.running = append(e.running, running{doc: r.Doc, det: d, emit: e.emitter(r.Doc), steps: r.Doc.remediation(), sleeper: sl})
 		for _, k := range r.Doc.Kinds {
 			e.byKind[k] = append(e.byKind[k], i)
 		}
@@ -403,7 +404,7 @@ func compareFindings(a, b *Finding) int {
 func (e *Engine) Finalize(f Finding) Finding {
 	for _, r := range e.running {
 		if r.doc.Name == f.Detector {
-			return finalize(f, e.env.Identity, &r.doc)
+			return finalize(f, e.env.Identity, r.steps)
 		}
 	}
 	return finalize(f, e.env.Identity, nil)
@@ -413,15 +414,15 @@ func (e *Engine) Finalize(f Finding) Finding {
 // docs and the identities learned), not the detectors' state: a report
 // read after the run finalizes its findings as it goes.
 func (e *Engine) Finalizer() func(Finding) Finding {
-	docs := map[string]*Doc{}
+	steps := map[string]*remediation{}
 	for _, r := range e.running {
-		docs[r.doc.Name] = &r.doc
+		steps[r.doc.Name] = r.steps
 	}
 	id := e.env.Identity
-	return func(f Finding) Finding { return finalize(f, id, docs[f.Detector]) }
+	return func(f Finding) Finding { return finalize(f, id, steps[f.Detector]) }
 }
 
-func finalize(f Finding, id *Identity, doc *Doc) Finding {
+func finalize(f Finding, id *Identity, steps *remediation) Finding {
 	if len(f.Entities.Datanodes) > 0 {
 		dns := make([]catalogue.Datanode, len(f.Entities.Datanodes))
 		for i, d := range f.Entities.Datanodes {
@@ -429,10 +430,10 @@ func finalize(f Finding, id *Identity, doc *Doc) Finding {
 		}
 		f.Entities.Datanodes = dns
 	}
-	if doc == nil {
+	if steps == nil {
 		return f
 	}
-	if steps, err := doc.Remediate(&f); err == nil {
+	if steps, err := steps.fill(&f); err == nil {
 		f.Remediation = steps
 	} else {
 		f.Remediation = []string{err.Error()}

@@ -390,3 +390,40 @@ func TestEngineSkipsQuietTicks(t *testing.T) {
 		t.Errorf("Advance calls: %d at every tick, %d skipping", advanced[0], advanced[1])
 	}
 }
+
+// The engine parses each doc's remediation once and fills it for every
+// finding as Doc.Remediate does: a step that cannot be parsed or filled
+// shows as the error, naming the step; an earlier step's failure first.
+func TestFinalizeFillsRemediationAsTheDocSays(t *testing.T) {
+	docs := []Doc{
+		{Name: "ok", Remediation: []string{"restart {{join .Entities.Hosts}}", "check {{.Key}}"}},
+		{Name: "unparsed", Remediation: []string{"restart {{join .Entities.Hosts}}", "check {{.Key"}},
+		{Name: "unfilled", Remediation: []string{"check {{.Key.Missing}}", "check {{.Key"}},
+	}
+	want := map[string][]string{
+		"ok":       {"restart h1", "check k"},
+		"unparsed": {"unparsed remediation step 2: template: unparsed1:1: unclosed action"},
+		"unfilled": {`unfilled remediation step 1: template: unfilled0:1:12: executing "unfilled0" at <.Key.Missing>: can't evaluate field Missing in type string`},
+	}
+	var regs []Registration
+	for _, d := range docs {
+		regs = append(regs, Registration{Doc: d, New: func(*Env) (Detector, error) { return &counter{}, nil }})
+	}
+	e, err := NewEngine(regs, &Env{Settings: site.New(), Identity: NewIdentity()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finalizer := e.Finalizer()
+	for _, d := range docs {
+		f := Finding{Detector: d.Name, Key: "k", Entities: Entities{Hosts: []string{"h1"}}}
+		byDoc, err := d.Remediate(&f)
+		if err != nil {
+			byDoc = []string{err.Error()}
+		}
+		for how, got := range map[string][]string{"Remediate": byDoc, "Finalize": e.Finalize(f).Remediation, "Finalizer": finalizer(f).Remediation} {
+			if !slices.Equal(got, want[d.Name]) {
+				t.Errorf("%s of %s: %q, want %q", how, d.Name, got, want[d.Name])
+			}
+		}
+	}
+}
