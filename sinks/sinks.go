@@ -123,14 +123,31 @@ func (j *jsonWriter) array(prefix string, isNil bool, n int, elem func(i int, pr
 }
 
 // sequence writes the n values of all as an array, a value at a time; err
-// says afterwards whether reading them back failed.
+// says afterwards whether reading them back failed. The values are read
+// (back from a spill file, finalized) on a goroutine of their own, a few
+// ahead of their encoding.
 func sequence[T any](j *jsonWriter, prefix string, n int, all iter.Seq[T], err func() error) {
-	next, stop := iter.Pull(all)
-	defer stop()
+	values, stop, done := make(chan T, 16), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(values)
+		for v := range all {
+			select {
+			case values <- v:
+			case <-stop:
+				return
+			}
+		}
+	}()
 	j.array(prefix, false, n, func(_ int, prefix string) {
-		v, _ := next()
+		if j.err != nil {
+			return // writing failed: read no further
+		}
+		v := <-values // the zero value once all stopped early: err says why
 		j.value(&v, prefix)
 	})
+	close(stop)
+	<-done
 	if e := err(); e != nil && j.err == nil {
 		j.err = e
 	}

@@ -1,8 +1,11 @@
 package sinks
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -142,3 +145,32 @@ func TestUnknownFormat(t *testing.T) {
 		t.Error("want an error")
 	}
 }
+
+// A list of values that stops early (a finding that could not be read
+// back) fails the document with its error; a write that fails stops the
+// reading of the values.
+func TestSequenceStopsOnErrors(t *testing.T) {
+	lost := errors.New("findings: reading back: lost")
+	two := func(yield func(int) bool) { _ = yield(0) && yield(1) }
+	j := &jsonWriter{w: bufio.NewWriter(io.Discard)}
+	sequence(j, "", 5, two, func() error { return lost })
+	if !errors.Is(j.err, lost) {
+		t.Errorf("a list that stopped early wrote with error %v, want %v", j.err, lost)
+	}
+
+	read := 0
+	many := func(yield func(int) bool) {
+		for i := 0; i < 100_000 && yield(i); i++ {
+			read++
+		}
+	}
+	failing := &jsonWriter{w: bufio.NewWriterSize(failingWriter{}, 16)}
+	sequence(failing, "", 100_000, many, func() error { return nil })
+	if failing.err == nil || read > 1000 {
+		t.Errorf("a failed write: error %v, %d values read on", failing.err, read)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
