@@ -185,7 +185,10 @@ const maxNames = 1 << 16
 // (evidence names its host and file) does not keep the whole record.
 func (d *decoder) name() string {
 	b := d.bytes()
-	if v, ok := d.names[string(b)]; ok || len(b) == 0 {
+	if len(b) == 0 {
+		return ""
+	}
+	if v, ok := d.names[string(b)]; ok {
 		return v
 	}
 	s := string(b)
