@@ -56,7 +56,9 @@ type Merger struct {
 	streams map[ID]*streamState // open streams; a closed one is forgotten
 	nextID  ID
 	comps   []parsers.Component // of every stream opened, sorted
-	queue   queue
+	queue   queue               // the signals queued, where they were put
+	heap    heap                `state:"-"` // orders them
+	free    []int32             `state:"-"` // slots of queue left empty
 	untimed []catalogue.Signal
 	skew    *Skew
 	offsets []ClockOffset
@@ -75,8 +77,8 @@ type Merger struct {
 	clock     time.Time // newest event time released
 	stats     Stats
 	spill     *spiller `state:"-"` // nil without a spill budget
-	// unordered tells that the queue is not a heap yet: signals pushed
-	// while held are appended.
+	// unordered tells that the heap is not one yet: signals pushed while
+	// held are appended.
 	unordered bool `state:"-"`
 	// out is the signal handed on: one for all, so that handing on does
 	// not allocate (emit must not keep it).
@@ -192,13 +194,13 @@ func (m *Merger) Relabel(id ID, host string, comp parsers.Component) {
 	st.host, st.component = host, comp
 	m.noteComponent(comp)
 	rl := relabelling{stream: id, seq: m.seq, oldHost: oldHost, oldComp: oldComp, host: host, comp: comp}
-	for i := range m.queue {
-		it := &m.queue[i]
-		if it.stream != id {
-			continue
+	for i := range m.heap {
+		e := &m.heap[i]
+		if it := &m.queue[e.slot]; it.stream == id {
+			rl.apply(&it.sig)
+			it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
+			e.at = it.at
 		}
-		rl.apply(&it.sig)
-		it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
 	}
 	m.reorder()
 	if sp := m.spill; sp != nil && sp.spills > 0 {
@@ -234,12 +236,20 @@ func (m *Merger) Push(id ID, s catalogue.Signal, now time.Time) {
 // enqueue queues it. Nothing timed leaves a frozen merger, so it keeps no
 // heap until it may (Release): it appends.
 func (m *Merger) enqueue(it item) {
-	if m.frozen() || m.unordered {
+	var slot int32
+	if n := len(m.free); n > 0 {
+		slot, m.free = m.free[n-1], m.free[:n-1]
+		m.queue[slot] = it
+	} else {
+		slot = int32(len(m.queue))
 		m.queue = append(m.queue, it)
+	}
+	if m.frozen() || m.unordered {
+		m.heap = append(m.heap, it.entry(slot))
 		m.unordered = true
 		return
 	}
-	m.queue.push(it)
+	m.heap.push(it.entry(slot))
 }
 
 // Progress tells that stream id has read records up to event time t at wall
@@ -275,13 +285,17 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 		m.reorder()
 	}
 	limit, bounded := m.watermark(now)
-	for len(m.queue) > 0 && (!bounded || !m.queue[0].at.After(limit)) {
-		it := m.queue[0]
+	for len(m.heap) > 0 && (!bounded || !m.heap[0].at.After(limit)) {
+		slot := m.heap[0].slot
+		it := m.queue[slot]
 		if next, ok := m.taken(&it); ok {
-			m.queue[0] = next // a run's next signal takes its head's place
-			m.queue.down(0)
+			m.queue[slot] = next // a run's next signal takes its head's place
+			m.heap[0] = next.entry(slot)
+			m.heap.down(0)
 		} else {
-			m.queue.pop()
+			m.queue[slot] = item{} // let go of its text
+			m.free = append(m.free, slot)
+			m.heap.pop()
 		}
 		m.emit(it, emit)
 		if m.refreshOffsets() && bounded {
@@ -302,7 +316,7 @@ func (m *Merger) Drain(emit func(*catalogue.Signal)) {
 	m.held, m.until = 0, time.Time{}
 	clear(m.streams)
 	m.Release(time.Time{}, emit)
-	m.queue, m.untimed = nil, nil // nothing more comes: their memory goes back
+	m.queue, m.heap, m.free, m.untimed = nil, nil, nil, nil // nothing more comes: their memory goes back
 }
 
 // watermark returns the newest event time that may be released, and false
@@ -391,11 +405,13 @@ func (m *Merger) refreshOffsets() bool {
 			m.ahead[h] = d
 		}
 	}
-	for i := range m.queue {
-		it := &m.queue[i]
+	for i := range m.heap {
+		e := &m.heap[i]
+		it := &m.queue[e.slot]
 		it.at = it.sig.Time.Add(-shift[it.sig.Host])
+		e.at = it.at
 	}
-	m.queue.init()
+	m.heap.init()
 	return true
 }
 
@@ -411,28 +427,54 @@ func (m *Merger) Offsets() []ClockOffset {
 // their watermarks, the signals waiting for their turn and the clock
 // offsets learned.
 func (m *Merger) Snapshot() ([]byte, error) {
-	if m.unordered {
-		m.queue.init() // a restored queue is a heap
-		m.unordered = false
-	}
+	m.compact() // a restored queue has no empty slots
 	return snapshot.Marshal(m)
 }
 
-// reorder makes the queue a heap again, or leaves that to the next
-// Release while frozen.
+// compact moves the queue's items to its first slots, leaving none empty,
+// and makes the heap anew.
+func (m *Merger) compact() {
+	slices.Sort(m.free)
+	q, free := m.queue[:0], m.free
+	for i := range m.queue {
+		if len(free) > 0 && free[0] == int32(i) {
+			free = free[1:]
+			continue
+		}
+		q = append(q, m.queue[i])
+	}
+	clear(m.queue[len(q):])
+	m.queue, m.free = q, m.free[:0]
+	m.index()
+}
+
+// index makes the heap of every item of the queue.
+func (m *Merger) index() {
+	m.heap = m.heap[:0]
+	for i := range m.queue {
+		m.heap = append(m.heap, m.queue[i].entry(int32(i)))
+	}
+	m.reorder()
+}
+
+// reorder makes the heap one again, or leaves that to the next Release
+// while frozen.
 func (m *Merger) reorder() {
 	if m.frozen() {
 		m.unordered = true
 		return
 	}
-	m.queue.init()
+	m.heap.init()
 	m.unordered = false
 }
 
 // Restore loads a snapshot into a merger made with NewMerger.
 func (m *Merger) Restore(data []byte) error {
 	m.skew.diffs = nil // computed afresh from the events restored
-	return snapshot.Unmarshal(data, m)
+	err := snapshot.Unmarshal(data, m)
+	m.free = nil
+	m.index()
+	return err
 }
 
 // Clock returns the newest event time released.
@@ -452,81 +494,93 @@ func (m *Merger) Stats() Stats { return m.stats }
 
 // Queued returns how many signals wait for their turn.
 func (m *Merger) Queued() int {
-	n := len(m.queue) + len(m.untimed)
+	n := len(m.heap) + len(m.untimed)
 	if m.spill != nil {
 		n += int(m.spill.left)
 	}
 	return n
 }
 
-// queue is a min-heap of items by event time, stream and arrival (typed:
-// container/heap would box every item it moves in and out).
+// queue holds the queued items where they were put; an empty slot is a
+// zero item.
 type queue []item
 
-func (q queue) less(i, j int) bool { return compareItems(&q[i], &q[j]) < 0 }
+// entry is an item's place in the heap: what orders it, and where in the
+// queue it lies. The heap moves entries, a tenth of an item's size.
+type entry struct {
+	at     time.Time
+	seq    uint64
+	stream ID
+	rank   int32
+	slot   int32
+}
 
-func (q queue) init() {
-	for i := len(q)/2 - 1; i >= 0; i-- {
-		q.down(i)
+func (it *item) entry(slot int32) entry {
+	return entry{at: it.at, seq: it.seq, stream: it.stream, rank: it.rank, slot: slot}
+}
+
+// heap is a min-heap of entries by event time, rank, stream and arrival
+// (typed: container/heap would box every entry it moves in and out).
+type heap []entry
+
+func (h heap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
 	}
 }
 
-func (q *queue) push(it item) {
-	*q = append(*q, it)
-	q.up(len(*q) - 1)
+func (h *heap) push(e entry) {
+	*h = append(*h, e)
+	h.up(len(*h) - 1)
 }
 
-func (q *queue) pop() item {
-	old := *q
+func (h *heap) pop() {
+	old := *h
 	n := len(old) - 1
-	it := old[0]
 	old[0] = old[n]
-	old[n] = item{} // let go of its text
-	*q = old[:n]
-	q.down(0)
-	return it
+	*h = old[:n]
+	h.down(0)
 }
 
-// up and down move an item through a hole, one copy per level (items are
-// large: a swap would copy three).
-func (q queue) up(j int) {
-	x := q[j]
+// up and down move an entry through a hole, one copy per level.
+func (h heap) up(j int) {
+	x := h[j]
 	for j > 0 {
 		i := (j - 1) / 2
-		if compareItems(&x, &q[i]) >= 0 {
+		if compareEntries(&x, &h[i]) >= 0 {
 			break
 		}
-		q[j] = q[i]
+		h[j] = h[i]
 		j = i
 	}
-	q[j] = x
+	h[j] = x
 }
 
-func (q queue) down(i int) {
-	n := len(q)
+func (h heap) down(i int) {
+	n := len(h)
 	if i >= n {
 		return
 	}
-	x := q[i]
+	x := h[i]
 	for {
 		j := 2*i + 1
 		if j >= n {
 			break
 		}
-		if r := j + 1; r < n && q.less(r, j) {
+		if r := j + 1; r < n && compareEntries(&h[r], &h[j]) < 0 {
 			j = r
 		}
-		if compareItems(&q[j], &x) >= 0 {
+		if compareEntries(&h[j], &x) >= 0 {
 			break
 		}
-		q[i] = q[j]
+		h[i] = h[j]
 		i = j
 	}
-	q[i] = x
+	h[i] = x
 }
 
-// compareItems orders items by event time, rank, stream and arrival.
-func compareItems(a, b *item) int {
+// compareEntries orders entries by event time, rank, stream and arrival.
+func compareEntries(a, b *entry) int {
 	if c := a.at.Compare(b.at); c != 0 {
 		return c
 	}
@@ -537,4 +591,10 @@ func compareItems(a, b *item) int {
 		return cmp.Compare(a.stream, b.stream)
 	}
 	return cmp.Compare(a.seq, b.seq)
+}
+
+// compareItems orders items as their entries.
+func compareItems(a, b *item) int {
+	ea, eb := a.entry(0), b.entry(0)
+	return compareEntries(&ea, &eb)
 }

@@ -71,7 +71,7 @@ const runBuffer = 4 << 10
 // Cost estimates the memory a queued signal holds: the item and the text
 // it keeps alive (a record's message, of which Text is the first line).
 func Cost(s *catalogue.Signal) int64 {
-	n := int64(unsafe.Sizeof(item{})) + 2*int64(len(s.Text)) + int64(len(s.Thread))
+	n := int64(unsafe.Sizeof(item{})+unsafe.Sizeof(entry{})) + 2*int64(len(s.Text)) + int64(len(s.Thread))
 	for _, p := range s.Pipelines {
 		n += 16 + int64(len(p))
 	}
@@ -119,6 +119,7 @@ func (m *Merger) spillQueue() error {
 	// sorted by index (the items are large), then dropped from it.
 	// (host, time, stream, arrival) is a total order: arrival numbers are
 	// unique.
+	m.compact()
 	q := m.queue
 	order := sp.order[:0]
 	for i := range q {
@@ -156,7 +157,7 @@ func (m *Merger) spillQueue() error {
 	clear(q[len(keep):])
 	sp.spills++
 	m.queue = keep
-	m.reorder()
+	m.index()
 	sp.queued = 0
 	for r := first; r < len(sp.runs); r++ {
 		if it, ok := m.next(int32(r + 1)); ok {
