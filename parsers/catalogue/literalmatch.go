@@ -244,6 +244,33 @@ func (st *matchState) at(pos, k int) bool {
 		}
 		return true
 	}
+	if k+1 < len(st.m.items) && it.tail == nil {
+		// A literal follows: only the ends where it starts can match, and
+		// strings.Index finds them faster than a try at every byte.
+		lit := st.m.items[k+1].lit
+		lo, hi := pos+it.min, min(len(s), n+len(lit))
+		for lo <= hi {
+			var r int
+			if it.greedy {
+				r = strings.LastIndex(s[lo:hi], lit)
+			} else {
+				r = strings.Index(s[lo:hi], lit)
+			}
+			if r < 0 {
+				return false
+			}
+			r += lo
+			if try(r) {
+				return true
+			}
+			if it.greedy {
+				hi = r + len(lit) - 1
+			} else {
+				lo = r + 1
+			}
+		}
+		return false
+	}
 	if it.greedy {
 		for r := n; r >= pos+it.min; r-- {
 			if try(r) {

@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
@@ -150,6 +151,42 @@ func TestLiteralMatcherShapes(t *testing.T) {
 	for _, expr := range []string{`(?i)x (?P<a>.+)`, `x (?P<a>a|b)`, `x (?P<a>.+)$`, `x (?P<a>.{2})`, `(?P<a>.+) y`, `x .+.+`, `x [^é]+`, `x (?P<a>.+?)(?P<b>\d) y`} {
 		if compileLiteral(expr) != nil {
 			t.Errorf("%s compiles", expr)
+		}
+	}
+}
+
+// A run followed by a literal ends only where the literal starts, found
+// with strings.Index (lazy) or LastIndex (greedy): literals that overlap
+// themselves, repeat, or follow one another closely give the expression's
+// submatches on every short message of their letters.
+func TestLiteralMatcherRunEndsAtItsLiteral(t *testing.T) {
+	exprs := []string{`a (?P<x>.+?)aa(?P<y>.*)b`, `a (?P<x>.+)aa(?P<y>.*?)b`, `b(?P<x>.*)aba`, `b(?P<x>.*?)aba`,
+		`^(?P<x>[ab]+)ba (?P<y>[^ ]*) `, `a(?P<x>.+)a(?P<y>.+?)a`, `x(?P<a>.+?)aba(?P<b>[^b]+)`, `x(?P<a>.+)aba(?P<b>[^a]+)`,
+		`x(?P<a>.+?)aa(?P<b>[^a]+)`, `x(?P<a>.+)aa(?P<b>[^b]+)`}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, expr := range exprs {
+		m := compileLiteral(expr)
+		if m == nil {
+			t.Fatalf("%s does not compile", expr)
+		}
+		re := regexp.MustCompile(expr)
+		matched := 0
+		for range 20000 {
+			b := make([]byte, rng.IntN(14))
+			for i := range b {
+				b[i] = "abx "[rng.IntN(4)]
+			}
+			msg := string(b)
+			if where, ok := sameAsRegexp(re, m, msg); !ok {
+				got, _ := m.find(msg, nil)
+				t.Fatalf("differs from %s: %v, want %v", where, got, re.FindStringSubmatchIndex(msg))
+			}
+			if re.MatchString(msg) {
+				matched++
+			}
+		}
+		if matched < 100 {
+			t.Errorf("%s matched only %d messages", expr, matched)
 		}
 	}
 }
