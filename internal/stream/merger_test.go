@@ -190,19 +190,26 @@ func TestMergerAppliesOffsetsLearnedFromReleasedSignals(t *testing.T) {
 	}
 }
 
+// restored returns a merger with opt restored from a snapshot of m.
+func restored(t *testing.T, m *Merger, opt Options) *Merger {
+	t.Helper()
+	data, err := m.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := NewMerger(opt)
+	if err := back.Restore(data); err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
 func TestMergerSnapshotRoundTrip(t *testing.T) {
 	m := NewMerger(Options{Lateness: time.Second})
 	a := m.Open("a", parsers.ComponentSCM, t0)
 	m.Push(a, sig("a", time.Second, "a1"), t0)
 	m.Push(a, sig("a", 5*time.Second, "a5"), t0)
-	data, err := m.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back := NewMerger(Options{Lateness: time.Second})
-	if err := back.Restore(data); err != nil {
-		t.Fatal(err)
-	}
+	back := restored(t, m, Options{Lateness: time.Second})
 	if got, want := texts(back, t0), texts(m, t0); !slices.Equal(got, want) || len(got) != 1 {
 		t.Errorf("restored released %v, original %v", got, want)
 	}
@@ -225,14 +232,7 @@ func TestMergerSnapshotAfterReleases(t *testing.T) {
 	}
 	push(a, "a", 12, 11, 13)
 	push(b, "b", 11)
-	data, err := m.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back := NewMerger(Options{Lateness: time.Second})
-	if err := back.Restore(data); err != nil {
-		t.Fatal(err)
-	}
+	back := restored(t, m, Options{Lateness: time.Second})
 	drain := func(m *Merger) (out []string) {
 		m.Drain(func(s *catalogue.Signal) { out = append(out, s.Text) })
 		return out
