@@ -402,8 +402,8 @@ func compareFindings(a, b *Finding) int {
 // its detector's doc, and its datanodes completed with what the run has
 // learned since the detector emitted it.
 func (e *Engine) Finalize(f Finding) Finding {
-	for _, r := range e.running {
-		if r.doc.Name == f.Detector {
+	for i := range e.running {
+		if r := &e.running[i]; r.doc.Name == f.Detector {
 			return finalize(f, e.env.Identity, r.steps)
 		}
 	}
@@ -415,8 +415,8 @@ func (e *Engine) Finalize(f Finding) Finding {
 // read after the run finalizes its findings as it goes.
 func (e *Engine) Finalizer() func(Finding) Finding {
 	steps := map[string]*remediation{}
-	for _, r := range e.running {
-		steps[r.doc.Name] = r.steps
+	for i := range e.running {
+		steps[e.running[i].doc.Name] = e.running[i].steps
 	}
 	id := e.env.Identity
 	return func(f Finding) Finding { return finalize(f, id, steps[f.Detector]) }
@@ -433,8 +433,8 @@ func finalize(f Finding, id *Identity, steps *remediation) Finding {
 	if steps == nil {
 		return f
 	}
-	if steps, err := steps.fill(&f); err == nil {
-		f.Remediation = steps
+	if filled, err := steps.fill(&f); err == nil {
+		f.Remediation = filled
 	} else {
 		f.Remediation = []string{err.Error()}
 	}
