@@ -115,7 +115,7 @@ func NewMerger(opt Options) *Merger {
 	m := &Merger{opt: opt, skew: NewSkew(), shift: map[string]time.Duration{}, ahead: map[string]time.Duration{},
 		streams: map[ID]*streamState{}}
 	if opt.SpillBudget > 0 {
-		m.spill = &spiller{budget: opt.SpillBudget, dir: opt.SpillDir, names: map[string]string{}}
+		m.spill = &spiller{budget: opt.SpillBudget, dir: opt.SpillDir, names: map[string]string{}, hostIndex: map[string]int32{}}
 	}
 	return m
 }
@@ -591,10 +591,4 @@ func compareEntries(a, b *entry) int {
 		return cmp.Compare(a.stream, b.stream)
 	}
 	return cmp.Compare(a.seq, b.seq)
-}
-
-// compareItems orders items as their entries.
-func compareItems(a, b *item) int {
-	ea, eb := a.entry(0), b.entry(0)
-	return compareEntries(&ea, &eb)
 }

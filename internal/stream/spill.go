@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -24,21 +25,23 @@ import (
 // host's signals keep their order under its clock offset, so a run of one
 // host stays sorted when offsets are learned.
 type spiller struct {
-	budget  int64
-	dir     string
-	file    *os.File // unlinked as soon as made: nothing is left behind
-	end     int64    // bytes written
-	queued  int64    // estimated bytes of the queue's own signals
-	runs    []*run
-	left    int64             // signals on disk not read back yet
-	spills  int               // times the queue was spilled
-	zones   []*time.Location  // of spilled times, restored on reading
-	names   map[string]string // the fields of few values read back (decoder.name)
-	buf     []byte            // records being written or read
-	order   []int32           // the queue's items of a spill, in order
-	relabel []relabelling     // relabellings that spilled signals must undergo
-	stats   SpillStats
-	err     error // the first failure: spilling stops, signals stay in memory
+	budget    int64
+	dir       string
+	file      *os.File // unlinked as soon as made: nothing is left behind
+	end       int64    // bytes written
+	queued    int64    // estimated bytes of the queue's own signals
+	runs      []*run
+	left      int64             // signals on disk not read back yet
+	spills    int               // times the queue was spilled
+	zones     []*time.Location  // of spilled times, restored on reading
+	names     map[string]string // the fields of few values read back (decoder.name)
+	buf       []byte            // records being written or read
+	order     []spillKey        // the queue's items of a spill, in order
+	hosts     []string          // of a spill, in the order met
+	hostIndex map[string]int32  // place in hosts
+	relabel   []relabelling     // relabellings that spilled signals must undergo
+	stats     SpillStats
+	err       error // the first failure: spilling stops, signals stay in memory
 }
 
 // SpillStats say what spilling did.
@@ -116,29 +119,16 @@ func (m *Merger) spillQueue() error {
 		sp.file = f
 	}
 	// The runs' heads stay; the rest is written where it lies in the queue,
-	// sorted by index (the items are large), then dropped from it.
-	// (host, time, stream, arrival) is a total order: arrival numbers are
-	// unique.
+	// sorted by host, time, rank, stream and arrival (a total order:
+	// arrival numbers are unique), then dropped from it. The sort moves
+	// small keys, not the large items.
 	m.compact()
 	q := m.queue
-	order := sp.order[:0]
-	for i := range q {
-		if q[i].run == 0 {
-			order = append(order, int32(i))
-		}
-	}
-	slices.SortFunc(order, func(i, j int32) int {
-		a, b := &q[i], &q[j]
-		if c := strings.Compare(a.sig.Host, b.sig.Host); c != 0 {
-			return c
-		}
-		return compareItems(a, b)
-	})
-	sp.order = order
+	order := sp.sortedKeys(q)
 	first, end, left, stats := len(sp.runs), sp.end, sp.left, sp.stats
 	for i := 0; i < len(order); {
 		j := i + 1
-		for j < len(order) && q[order[j]].sig.Host == q[order[i]].sig.Host {
+		for j < len(order) && order[j].host == order[i].host {
 			j++
 		}
 		if err := m.writeRun(q, order[i:j]); err != nil {
@@ -167,16 +157,64 @@ func (m *Merger) spillQueue() error {
 	return nil
 }
 
-// writeRun appends items[order...] (sorted, one host) to the spill file as
-// a run.
-func (m *Merger) writeRun(items []item, order []int32) error {
+// spillKey is an item's place in a spill's order.
+type spillKey struct {
+	host int32 // its host's place among the spill's hosts, by name
+	e    entry
+}
+
+// sortedKeys returns the keys of the items of q that head no run, in the
+// order they are written.
+func (sp *spiller) sortedKeys(q []item) []spillKey {
+	clear(sp.hostIndex)
+	hosts, order := sp.hosts[:0], sp.order[:0]
+	for i := range q {
+		if q[i].run != 0 {
+			continue
+		}
+		h := q[i].sig.Host
+		x, ok := sp.hostIndex[h]
+		if !ok {
+			x = int32(len(hosts))
+			sp.hostIndex[h] = x
+			hosts = append(hosts, h)
+		}
+		order = append(order, spillKey{host: x, e: q[i].entry(int32(i))})
+	}
+	// Number the hosts by name: host x is place[x].
+	byName := make([]int32, len(hosts))
+	for x := range byName {
+		byName[x] = int32(x)
+	}
+	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(hosts[a], hosts[b]) })
+	place := make([]int32, len(hosts))
+	for p, x := range byName {
+		place[x] = int32(p)
+	}
+	for k := range order {
+		order[k].host = place[order[k].host]
+	}
+	slices.SortFunc(order, func(a, b spillKey) int {
+		if a.host != b.host {
+			return cmp.Compare(a.host, b.host)
+		}
+		return compareEntries(&a.e, &b.e)
+	})
+	clear(hosts)
+	sp.hosts, sp.order = hosts[:0], order
+	return order
+}
+
+// writeRun appends the items of order (sorted, one host) to the spill file
+// as a run.
+func (m *Merger) writeRun(items []item, order []spillKey) error {
 	sp := m.spill
 	w := io.NewOffsetWriter(sp.file, sp.end)
 	var n int64
 	for i := 0; i < len(order); {
 		sp.buf = sp.buf[:0]
 		for ; i < len(order) && len(sp.buf) < 64<<10; i++ {
-			it := &items[order[i]]
+			it := &items[order[i].e.slot]
 			sp.buf = appendItem(sp.buf, it, sp.zone(it.sig.Time.Location()), sp.spills)
 		}
 		if _, err := w.Write(sp.buf); err != nil {
