@@ -315,6 +315,9 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 func (m *Merger) Drain(emit func(*catalogue.Signal)) {
 	m.held, m.until = 0, time.Time{}
 	clear(m.streams)
+	if m.spill != nil {
+		m.spill.widen()
+	}
 	m.Release(time.Time{}, emit)
 	m.queue, m.heap, m.free, m.untimed = nil, nil, nil, nil // nothing more comes: their memory goes back
 }

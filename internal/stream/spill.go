@@ -53,7 +53,8 @@ type SpillStats struct {
 }
 
 type run struct {
-	r    *bufio.Reader
+	sec  *io.SectionReader // its bytes in the spill file
+	r    *bufio.Reader     // reads sec
 	left int64
 }
 
@@ -68,8 +69,37 @@ type relabelling struct {
 	comp    parsers.Component
 }
 
-// runBuffer is the read buffer of one run.
-const runBuffer = 4 << 10
+// A run's read buffer is runBuffer bytes while it may still be spilled;
+// once nothing more can be (widen), the runs left share a quarter of the
+// budget, up to maxRunBuffer each, so that fewer reads reach the disk.
+const (
+	runBuffer    = 4 << 10
+	maxRunBuffer = 64 << 10
+)
+
+// widen gives the runs left to read larger buffers: nothing more is spilled.
+func (sp *spiller) widen() {
+	live := int64(0)
+	for _, rn := range sp.runs {
+		if rn.left > 0 {
+			live++
+		}
+	}
+	size := min(sp.budget/4/max(live, 1), maxRunBuffer)
+	if size <= runBuffer {
+		return
+	}
+	for _, rn := range sp.runs {
+		if rn.left == 0 || rn.r.Size() >= int(size) {
+			continue
+		}
+		// The section is read up to what the buffer holds: go back there.
+		if _, err := rn.sec.Seek(-int64(rn.r.Buffered()), io.SeekCurrent); err != nil {
+			continue // kept as it is
+		}
+		rn.r = bufio.NewReaderSize(rn.sec, int(size))
+	}
+}
 
 // Cost estimates the memory a queued signal holds: the item and the text
 // it keeps alive (a record's message, of which Text is the first line).
@@ -223,7 +253,7 @@ func (m *Merger) writeRun(items []item, order []spillKey) error {
 		n += int64(len(sp.buf))
 	}
 	sec := io.NewSectionReader(sp.file, sp.end, n)
-	sp.runs = append(sp.runs, &run{r: bufio.NewReaderSize(sec, runBuffer), left: int64(len(order))})
+	sp.runs = append(sp.runs, &run{sec: sec, r: bufio.NewReaderSize(sec, runBuffer), left: int64(len(order))})
 	sp.end += n
 	sp.left += int64(len(order))
 	sp.stats.Signals += int64(len(order))
@@ -252,13 +282,13 @@ func (m *Merger) next(r int32) (item, bool) {
 	if err != nil {
 		sp.stats.Lost = joinError(sp.stats.Lost, fmt.Sprintf("spill: reading run %d back: %v: %d signals lost", r, err, rn.left))
 		sp.left -= rn.left
-		rn.left, rn.r = 0, nil
+		rn.left, rn.r, rn.sec = 0, nil, nil
 		return item{}, false
 	}
 	rn.left--
 	sp.left--
 	if rn.left == 0 {
-		rn.r = nil
+		rn.r, rn.sec = nil, nil
 	}
 	if sp.left == 0 && m.held == 0 && sp.file != nil {
 		sp.file.Close() // all read back: the disk space is freed

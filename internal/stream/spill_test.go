@@ -118,31 +118,35 @@ func TestMergerSpillKeepsTheOrder(t *testing.T) {
 		return out
 	}
 	want := feed(NewMerger(Options{Lateness: 5 * time.Second}))
-	m := NewMerger(Options{Lateness: 5 * time.Second, SpillBudget: 16 << 10, SpillDir: dir})
-	got := feed(m)
-	st := m.SpillStats()
-	if st.Runs < 10 || st.Signals < 3000 || st.Error != "" {
-		t.Fatalf("spill stats %+v: want many runs holding most signals, no error", st)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("released %d signals with spilling, %d without", len(got), len(want))
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("signal %d: %q with spilling, %q without", i, got[i], want[i])
+	// 16 KiB: many runs, each read with the small buffer; 2 MiB: a few
+	// runs, whose buffers widen when the merger drains (spiller.widen).
+	for _, budget := range []int64{16 << 10, 2 << 20} {
+		m := NewMerger(Options{Lateness: 5 * time.Second, SpillBudget: budget, SpillDir: dir})
+		got := feed(m)
+		st := m.SpillStats()
+		if st.Runs < 2 || st.Signals < 1000 || st.Error != "" || st.Lost != "" {
+			t.Fatalf("budget %d: spill stats %+v: want runs holding many signals, no error", budget, st)
 		}
-	}
-	relabelled := 0
-	for _, s := range got {
-		if strings.Contains(s, " dn9/datanode f5-") {
-			relabelled++
+		if len(got) != len(want) {
+			t.Fatalf("budget %d: released %d signals with spilling, %d without", budget, len(got), len(want))
 		}
-	}
-	if relabelled < 290 {
-		t.Fatalf("%d of stream 5's signals relabelled, want all its timed ones", relabelled)
-	}
-	if m.Queued() != 0 {
-		t.Fatalf("%d signals still queued", m.Queued())
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("budget %d: signal %d: %q with spilling, %q without", budget, i, got[i], want[i])
+			}
+		}
+		relabelled := 0
+		for _, s := range got {
+			if strings.Contains(s, " dn9/datanode f5-") {
+				relabelled++
+			}
+		}
+		if relabelled < 290 {
+			t.Fatalf("budget %d: %d of stream 5's signals relabelled, want all its timed ones", budget, relabelled)
+		}
+		if m.Queued() != 0 {
+			t.Fatalf("budget %d: %d signals still queued", budget, m.Queued())
+		}
 	}
 }
 
