@@ -15,7 +15,7 @@
 #   OZDOCTOR_BENCH_INPUT      fleet (default), dense, day or sample: see internal/analysis/bench_test.go
 #   OZDOCTOR_BENCH_DIR        where the bundle is generated and kept
 #                             (default /tmp/ozdoctor-bench-<input>-<MiB>)
-#   OZDOCTOR_BENCH_RUNS       runs per measurement (default 3)
+#   OZDOCTOR_BENCH_RUNS       runs per measurement, and pairs run in turn (default 3)
 #   OZDOCTOR_BENCH_MTAIL_MIB  default 64
 #   OZDOCTOR_BENCH_TOOLS      0: measure ozdoctor alone on the bundle and its
 #                             .tar.gz (no plain copy: for 16 GiB bundles)
@@ -108,6 +108,34 @@ for cores in 1 2; do
   echo "   ozdoctor / zcat|grep $(ratio "$wall" "$grep"), ozdoctor / zcat|rg $(ratio "$wall" "$rg")"
   measure "ozdoctor analyze (bundle.tar.gz)" "$cores" "${analyze[@]}" "$work/bundle.tar.gz"
 done
+
+# paired NAME A B: the median over OZDOCTOR_BENCH_RUNS of A's wall time over
+# B's, A and B (names of arrays: "cores command...") run in turn, so that
+# both see the machine at the same speed (it varies by tens of percent
+# within minutes here).
+paired() {
+  local name=$1 r=() i
+  for _ in $(seq "$runs"); do
+    for i in 2 3; do
+      local -n cmd=${!i}
+      /usr/bin/time -f '%e' -o "$work/t$i" taskset -c "0-$((cmd[0] - 1))" "${cmd[@]:1}" | wc -c > /dev/null
+    done
+    r+=("$(ratio "$(cat "$work/t2")" "$(cat "$work/t3")")")
+  done
+  printf '%-60s %s (pairs: %s)\n' "$name" "$(printf '%s\n' "${r[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p")" "${r[*]}"
+}
+echo "== in turn: ozdoctor's one-core time over its two-core time, and ozdoctor over rg on two cores"
+for input in "plain directory:$plain" "bundle as generated:$dir" "plain.tar.gz:$work/plain.tar.gz"; do
+  one=(1 "${analyze[@]}" "${input#*:}")
+  two=(2 "${analyze[@]}" "${input#*:}")
+  paired "speed-up, ozdoctor analyze (${input%%:*})" one two
+done
+rg2=(2 rg -c -F -f "$work/literals" "${files[@]}")
+two=(2 "${analyze[@]}" "$plain")
+paired "ozdoctor (plain directory) / rg, two cores" two rg2
+zrg2=(2 sh -c "zcat '$work/plain.tar.gz' | rg -c -F -f '$work/literals'")
+two=(2 "${analyze[@]}" "$work/plain.tar.gz")
+paired "ozdoctor (plain.tar.gz) / zcat|rg, two cores" two zrg2
 
 # mtail's programs are regular expressions of at most 1,024 bytes: the
 # literals are split into a chain of alternations, each tried when the ones
