@@ -115,7 +115,7 @@ func NewMerger(opt Options) *Merger {
 	m := &Merger{opt: opt, skew: NewSkew(), shift: map[string]time.Duration{}, ahead: map[string]time.Duration{},
 		streams: map[ID]*streamState{}}
 	if opt.SpillBudget > 0 {
-		m.spill = &spiller{budget: opt.SpillBudget, dir: opt.SpillDir, names: map[string]string{}, hostIndex: map[string]int32{}}
+		m.spill = &spiller{budget: opt.SpillBudget, dir: opt.SpillDir, names: map[string]string{}, hosts: map[string]int32{}}
 	}
 	return m
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -25,23 +24,22 @@ import (
 // host's signals keep their order under its clock offset, so a run of one
 // host stays sorted when offsets are learned.
 type spiller struct {
-	budget    int64
-	dir       string
-	file      *os.File // unlinked as soon as made: nothing is left behind
-	end       int64    // bytes written
-	queued    int64    // estimated bytes of the queue's own signals
-	runs      []*run
-	left      int64             // signals on disk not read back yet
-	spills    int               // times the queue was spilled
-	zones     []*time.Location  // of spilled times, restored on reading
-	names     map[string]string // the fields of few values read back (decoder.name)
-	buf       []byte            // records being written or read
-	order     []spillKey        // the queue's items of a spill, in order
-	hosts     []string          // of a spill, in the order met
-	hostIndex map[string]int32  // place in hosts
-	relabel   []relabelling     // relabellings that spilled signals must undergo
-	stats     SpillStats
-	err       error // the first failure: spilling stops, signals stay in memory
+	budget  int64
+	dir     string
+	file    *os.File // unlinked as soon as made: nothing is left behind
+	end     int64    // bytes written
+	queued  int64    // estimated bytes of the queue's own signals
+	runs    []*run
+	left    int64             // signals on disk not read back yet
+	spills  int               // times the queue was spilled
+	zones   []*time.Location  // of spilled times, restored on reading
+	names   map[string]string // the fields of few values read back (decoder.name)
+	buf     []byte            // records being written or read
+	order   []spillKey        // the queue's items of a spill, in order
+	hosts   map[string]int32  // of a spill, numbered in the order met
+	relabel []relabelling     // relabellings that spilled signals must undergo
+	stats   SpillStats
+	err     error // the first failure: spilling stops, signals stay in memory
 }
 
 // SpillStats say what spilling did.
@@ -149,9 +147,9 @@ func (m *Merger) spillQueue() error {
 		sp.file = f
 	}
 	// The runs' heads stay; the rest is written where it lies in the queue,
-	// sorted by host, time, rank, stream and arrival (a total order:
-	// arrival numbers are unique), then dropped from it. The sort moves
-	// small keys, not the large items.
+	// a run per host sorted by time, rank, stream and arrival (a total
+	// order: arrival numbers are unique), then dropped from it. The sort
+	// moves small keys, not the large items.
 	m.compact()
 	q := m.queue
 	order := sp.sortedKeys(q)
@@ -189,40 +187,25 @@ func (m *Merger) spillQueue() error {
 
 // spillKey is an item's place in a spill's order.
 type spillKey struct {
-	host int32 // its host's place among the spill's hosts, by name
+	host int32 // its host's number in the spill (in the order met)
 	e    entry
 }
 
 // sortedKeys returns the keys of the items of q that head no run, in the
 // order they are written.
 func (sp *spiller) sortedKeys(q []item) []spillKey {
-	clear(sp.hostIndex)
-	hosts, order := sp.hosts[:0], sp.order[:0]
+	clear(sp.hosts)
+	order := sp.order[:0]
 	for i := range q {
 		if q[i].run != 0 {
 			continue
 		}
-		h := q[i].sig.Host
-		x, ok := sp.hostIndex[h]
+		x, ok := sp.hosts[q[i].sig.Host]
 		if !ok {
-			x = int32(len(hosts))
-			sp.hostIndex[h] = x
-			hosts = append(hosts, h)
+			x = int32(len(sp.hosts))
+			sp.hosts[q[i].sig.Host] = x
 		}
 		order = append(order, spillKey{host: x, e: q[i].entry(int32(i))})
-	}
-	// Number the hosts by name: host x is place[x].
-	byName := make([]int32, len(hosts))
-	for x := range byName {
-		byName[x] = int32(x)
-	}
-	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(hosts[a], hosts[b]) })
-	place := make([]int32, len(hosts))
-	for p, x := range byName {
-		place[x] = int32(p)
-	}
-	for k := range order {
-		order[k].host = place[order[k].host]
 	}
 	slices.SortFunc(order, func(a, b spillKey) int {
 		if a.host != b.host {
@@ -230,8 +213,7 @@ func (sp *spiller) sortedKeys(q []item) []spillKey {
 		}
 		return compareEntries(&a.e, &b.e)
 	})
-	clear(hosts)
-	sp.hosts, sp.order = hosts[:0], order
+	sp.order = order
 	return order
 }
 
