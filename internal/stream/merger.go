@@ -281,6 +281,7 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 	if m.frozen() {
 		return time.Time{}
 	}
+	m.settle()
 	if m.unordered {
 		m.reorder()
 	}
@@ -315,7 +316,7 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 func (m *Merger) Drain(emit func(*catalogue.Signal)) {
 	m.held, m.until = 0, time.Time{}
 	clear(m.streams)
-	if m.spill != nil {
+	if m.settle(); m.spill != nil {
 		m.spill.widen()
 	}
 	m.Release(time.Time{}, emit)
@@ -430,6 +431,7 @@ func (m *Merger) Offsets() []ClockOffset {
 // their watermarks, the signals waiting for their turn and the clock
 // offsets learned.
 func (m *Merger) Snapshot() ([]byte, error) {
+	m.settle()
 	m.compact() // a restored queue has no empty slots
 	return snapshot.Marshal(m)
 }
@@ -497,6 +499,7 @@ func (m *Merger) Stats() Stats { return m.stats }
 
 // Queued returns how many signals wait for their turn.
 func (m *Merger) Queued() int {
+	m.settle()
 	n := len(m.heap) + len(m.untimed)
 	if m.spill != nil {
 		n += int(m.spill.left)

@@ -34,7 +34,10 @@ type spiller struct {
 	spills  int               // times the queue was spilled
 	zones   []*time.Location  // of spilled times, restored on reading
 	names   map[string]string // the fields of few values read back (decoder.name)
-	buf     []byte            // records being written or read
+	buf     []byte            // records being read
+	wbuf    []byte            // records being written
+	writing *spillWrite       // the spill being written, if any
+	spare   []item            // the array of the queue last written, for the next queue
 	order   []spillKey        // the queue's items of a spill, in order
 	hosts   map[string]int32  // of a spill, numbered in the order met
 	relabel []relabelling     // relabellings that spilled signals must undergo
@@ -119,70 +122,131 @@ func Cost(s *catalogue.Signal) int64 {
 }
 
 // pushed accounts for a signal queued while held, and spills the queue
-// when it outgrows the budget.
+// when it outgrows half the budget: the other half is the spill being
+// written meanwhile.
 func (m *Merger) pushed(s *catalogue.Signal) {
 	sp := m.spill
 	if sp == nil || sp.err != nil {
 		return
 	}
 	sp.queued += Cost(s)
-	if m.held > 0 && sp.queued > sp.budget {
-		if err := m.spillQueue(); err != nil {
-			sp.err = err
-			sp.stats.Error = err.Error() + " (the signals stayed in memory)"
-		}
+	if m.held > 0 && sp.queued > sp.budget/2 {
+		m.spillQueue()
 	}
 }
 
-// spillQueue writes the queue's own signals (not the runs' heads) to the
-// spill file, a sorted run per host, and queues each run's head.
-func (m *Merger) spillQueue() error {
+// spillQueue hands the queue's own signals (not the runs' heads) to a
+// goroutine that writes them to the spill file, a sorted run per host,
+// while the queue fills anew. One spill is written at a time; settle waits
+// for it.
+func (m *Merger) spillQueue() {
 	sp := m.spill
+	if m.settle(); sp.err != nil {
+		return
+	}
 	if sp.file == nil {
 		f, err := os.CreateTemp(sp.dir, "ozdoctor-spill-*")
 		if err != nil {
-			return fmt.Errorf("spill: %w", err)
+			sp.fail(fmt.Errorf("spill: %w", err))
+			return
 		}
 		os.Remove(f.Name()) // the open file stays readable and vanishes with the process
 		sp.file = f
 	}
-	// The runs' heads stay; the rest is written where it lies in the queue,
-	// a run per host sorted by time, rank, stream and arrival (a total
-	// order: arrival numbers are unique), then dropped from it. The sort
-	// moves small keys, not the large items.
 	m.compact()
-	q := m.queue
-	order := sp.sortedKeys(q)
-	first, end, left, stats := len(sp.runs), sp.end, sp.left, sp.stats
+	w := &spillWrite{items: m.queue, spill: sp.spills, start: sp.end, done: make(chan struct{})}
+	heads := sp.spare[:0]
+	for _, it := range m.queue {
+		if it.run > 0 {
+			heads = append(heads, it)
+		}
+	}
+	m.queue, sp.spare = heads, nil
+	m.index()
+	sp.spills++
+	sp.queued = 0
+	sp.writing = w
+	go sp.write(w)
+}
+
+// spillWrite is a spill being written.
+type spillWrite struct {
+	items   []item // the queue as it was: its items that head no run are written
+	spill   int    // the spill's number
+	start   int64  // where in the file it goes
+	done    chan struct{}
+	runs    []*run // what the writing gave
+	size    int64
+	signals int64
+	err     error
+}
+
+// write writes w's items: the runs' heads stay in the queue; the rest is
+// written a run per host sorted by time, rank, stream and arrival (a total
+// order: arrival numbers are unique). The sort moves small keys, not the
+// large items. Until w is done, the spiller's file, zones, order, hosts
+// and write buffer are the writer's.
+func (sp *spiller) write(w *spillWrite) {
+	defer close(w.done)
+	order := sp.sortedKeys(w.items)
 	for i := 0; i < len(order); {
 		j := i + 1
 		for j < len(order) && order[j].host == order[i].host {
 			j++
 		}
-		if err := m.writeRun(q, order[i:j]); err != nil {
-			// Forget the runs of this spill: the queue keeps their signals.
-			sp.runs, sp.end, sp.left, sp.stats = sp.runs[:first], end, left, stats
-			return err
+		if w.err = sp.writeRun(w, order[i:j]); w.err != nil {
+			return
 		}
 		i = j
 	}
-	keep := q[:0]
-	for _, it := range q {
-		if it.run > 0 {
-			keep = append(keep, it)
-		}
+}
+
+// settle waits for the spill being written, if any, and queues the head of
+// each run it wrote. If it failed, spilling stops and the queue takes its
+// signals back, with the relabellings they missed meanwhile.
+func (m *Merger) settle() {
+	sp := m.spill
+	if sp == nil || sp.writing == nil {
+		return
 	}
-	clear(q[len(keep):])
-	sp.spills++
-	m.queue = keep
-	m.index()
-	sp.queued = 0
-	for r := first; r < len(sp.runs); r++ {
-		if it, ok := m.next(int32(r + 1)); ok {
+	w := sp.writing
+	sp.writing = nil
+	<-w.done
+	if w.err != nil {
+		sp.fail(w.err)
+		for _, it := range w.items {
+			if it.run != 0 {
+				continue
+			}
+			for _, rl := range sp.relabel {
+				if rl.spills > w.spill && rl.stream == it.stream && it.seq <= rl.seq {
+					rl.apply(&it.sig)
+				}
+			}
+			it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
 			m.enqueue(it)
 		}
+	} else {
+		first := len(sp.runs)
+		sp.runs = append(sp.runs, w.runs...)
+		sp.end += w.size
+		sp.left += w.signals
+		sp.stats.Signals += w.signals
+		sp.stats.Runs += len(w.runs)
+		for r := first; r < len(sp.runs); r++ {
+			if it, ok := m.next(int32(r + 1)); ok {
+				m.enqueue(it)
+			}
+		}
 	}
-	return nil
+	clear(w.items)
+	sp.spare = w.items[:0]
+}
+
+// fail stops spilling: what is queued stays in memory.
+func (sp *spiller) fail(err error) {
+	sp.err = err
+	sp.stats.Error = err.Error() + " (the signals stayed in memory)"
 }
 
 // spillKey is an item's place in a spill's order.
@@ -218,28 +282,26 @@ func (sp *spiller) sortedKeys(q []item) []spillKey {
 }
 
 // writeRun appends the items of order (sorted, one host) to the spill file
-// as a run.
-func (m *Merger) writeRun(items []item, order []spillKey) error {
-	sp := m.spill
-	w := io.NewOffsetWriter(sp.file, sp.end)
+// as a run of w.
+func (sp *spiller) writeRun(w *spillWrite, order []spillKey) error {
+	at := w.start + w.size
+	out := io.NewOffsetWriter(sp.file, at)
 	var n int64
 	for i := 0; i < len(order); {
-		sp.buf = sp.buf[:0]
-		for ; i < len(order) && len(sp.buf) < 64<<10; i++ {
-			it := &items[order[i].e.slot]
-			sp.buf = appendItem(sp.buf, it, sp.zone(it.sig.Time.Location()), sp.spills)
+		sp.wbuf = sp.wbuf[:0]
+		for ; i < len(order) && len(sp.wbuf) < 64<<10; i++ {
+			it := &w.items[order[i].e.slot]
+			sp.wbuf = appendItem(sp.wbuf, it, sp.zone(it.sig.Time.Location()), w.spill)
 		}
-		if _, err := w.Write(sp.buf); err != nil {
+		if _, err := out.Write(sp.wbuf); err != nil {
 			return fmt.Errorf("spill: %w", err)
 		}
-		n += int64(len(sp.buf))
+		n += int64(len(sp.wbuf))
 	}
-	sec := io.NewSectionReader(sp.file, sp.end, n)
-	sp.runs = append(sp.runs, &run{sec: sec, r: bufio.NewReaderSize(sec, runBuffer), left: int64(len(order))})
-	sp.end += n
-	sp.left += int64(len(order))
-	sp.stats.Signals += int64(len(order))
-	sp.stats.Runs++
+	sec := io.NewSectionReader(sp.file, at, n)
+	w.runs = append(w.runs, &run{sec: sec, r: bufio.NewReaderSize(sec, runBuffer), left: int64(len(order))})
+	w.size += n
+	w.signals += int64(len(order))
 	return nil
 }
 
@@ -311,11 +373,13 @@ func (m *Merger) SpillStats() SpillStats {
 	if m.spill == nil {
 		return SpillStats{}
 	}
+	m.settle()
 	return m.spill.stats
 }
 
 // Discard lets go of the spill file of a run that ends early.
 func (m *Merger) Discard() {
+	m.settle()
 	if m.spill != nil && m.spill.file != nil {
 		m.spill.file.Close()
 		m.spill.file, m.spill.runs, m.spill.left = nil, nil, 0

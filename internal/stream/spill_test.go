@@ -224,3 +224,66 @@ func TestSpillCodecRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A spill whose writing fails (here: the file swapped for a read-only one
+// after the first spills) stops spilling: the queue takes its signals back,
+// with a relabelling made while it was being written, and the merger hands
+// on what one that keeps everything in memory hands on.
+func TestMergerSpillFailureKeepsTheSignals(t *testing.T) {
+	relabelAt := -1
+	feed := func(m *Merger, failAt int) []string {
+		m.Hold()
+		var out []string
+		emit := func(s *catalogue.Signal) {
+			out = append(out, fmt.Sprintf("%s %s %s", s.Time.Format(time.RFC3339Nano), s.Host, s.Text))
+		}
+		var ids []ID
+		for h := range 3 {
+			ids = append(ids, m.Open(fmt.Sprintf("dn%d", h), parsers.ComponentDatanode, time.Time{}))
+		}
+		rng := rand.New(rand.NewSource(3))
+		for i := 0; i < 900; i++ {
+			if i == failAt {
+				m.settle()
+				ro, err := os.Open(os.DevNull)
+				if err != nil {
+					t.Fatal(err)
+				}
+				written := m.spill.file
+				t.Cleanup(func() { written.Close() }) // its runs read on from it
+				m.spill.file = ro
+			}
+			if failAt >= 0 && i > failAt && relabelAt < 0 && m.spill.writing != nil {
+				relabelAt = i // the failing spill is being written
+			}
+			if i == relabelAt {
+				m.Relabel(ids[1], "dn9", parsers.ComponentDatanode)
+			}
+			h := i % 3
+			at := t0.Add(time.Duration(i*100+rng.Intn(2000)) * time.Millisecond)
+			m.Push(ids[h], catalogue.Signal{Kind: "k", Time: at, Host: fmt.Sprintf("dn%d", h), Text: fmt.Sprintf("s%d", i)}, time.Time{})
+		}
+		m.Unhold()
+		m.Drain(emit)
+		return out
+	}
+	m := NewMerger(Options{Lateness: 5 * time.Second, SpillBudget: 16 << 10, SpillDir: t.TempDir()})
+	got := feed(m, 300)
+	st := m.SpillStats()
+	if relabelAt < 0 || st.Error == "" || st.Lost != "" || st.Signals == 0 {
+		t.Fatalf("relabelled at %d, spill stats %+v: want a relabelling during the failing spill, an error, signals spilled before it", relabelAt, st)
+	}
+	want := feed(NewMerger(Options{Lateness: 5 * time.Second}), -1)
+	if !slices.Equal(got, want) {
+		t.Fatalf("after a failed spill the merger handed on\n%v\nwithout spilling\n%v", got, want)
+	}
+	relabelled := 0
+	for _, s := range got {
+		if strings.Contains(s, " dn9 ") {
+			relabelled++
+		}
+	}
+	if relabelled == 0 {
+		t.Fatal("no signal carries the new label")
+	}
+}
