@@ -16,13 +16,14 @@ import (
 
 // A held Merger (a bundle being walked) keeps every signal until the walk
 // ends: a later file may hold older records. With a spill budget, the
-// queued signals that outgrow it are written to a temporary file as sorted
-// runs, one per host, and read back as the merge reaches them: a run's
-// head waits in the queue like any signal, and taking it reads the next.
-// Memory is then the budget plus a small buffer per run, whatever the
-// bundle's size, and the order is the one the queue alone would give: a
-// host's signals keep their order under its clock offset, so a run of one
-// host stays sorted when offsets are learned.
+// queued signals that outgrow half of it are written to a temporary file
+// as sorted runs, one per host, on a goroutine of their own while the
+// queue fills again (the other half), and read back as the merge reaches
+// them: a run's head waits in the queue like any signal, and taking it
+// reads the next. Memory is then the budget plus a small buffer per run,
+// whatever the bundle's size, and the order is the one the queue alone
+// would give: a host's signals keep their order under its clock offset, so
+// a run of one host stays sorted when offsets are learned.
 type spiller struct {
 	budget  int64
 	dir     string
