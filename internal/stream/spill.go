@@ -219,12 +219,7 @@ func (m *Merger) settle() {
 			if it.run != 0 {
 				continue
 			}
-			for _, rl := range sp.relabel {
-				if rl.spills > w.spill && rl.stream == it.stream && it.seq <= rl.seq {
-					rl.apply(&it.sig)
-				}
-			}
-			it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
+			m.catchUp(&it, w.spill)
 			m.enqueue(it)
 		}
 	} else {
@@ -339,13 +334,19 @@ func (m *Merger) next(r int32) (item, bool) {
 		sp.file.Close() // all read back: the disk space is freed
 		sp.file, sp.end = nil, 0
 	}
-	for _, rl := range sp.relabel {
+	m.catchUp(&it, spill)
+	return it, true
+}
+
+// catchUp gives an item that spill took out of the queue the relabellings
+// it missed since, and its time on the reference clock.
+func (m *Merger) catchUp(it *item, spill int) {
+	for _, rl := range m.spill.relabel {
 		if rl.spills > spill && rl.stream == it.stream && it.seq <= rl.seq {
 			rl.apply(&it.sig)
 		}
 	}
 	it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
-	return it, true
 }
 
 // taken accounts for an item leaving the queue: a run's head brings the
