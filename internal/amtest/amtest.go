@@ -8,11 +8,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -168,6 +171,50 @@ func (a *Process) Start(t testing.TB) {
 		}
 	}
 	t.Fatalf("alertmanager not ready on %s:\n%s", a.addr, a.log)
+}
+
+// WaitLogged waits up to 20s until Alertmanager has written the
+// notifications it sent so far to its notification log, which a restart
+// reads back to send resolves. It writes an entry only after the webhook
+// replied, so a test that stops it as soon as a notification arrives can
+// lose the entry. A group's next flush queries the log after its previous
+// flush has logged, so the sign is alertmanager_nflog_queries_total rising
+// past its value now; it holds when one group is flushing (group_by
+// '...': one alert), as the groups here flush every second.
+func (a *Process) WaitLogged(t testing.TB) {
+	t.Helper()
+	start := a.nflogQueries(t)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if a.nflogQueries(t) > start {
+			return
+		}
+	}
+	t.Fatalf("alertmanager_nflog_queries_total stayed at %v", start)
+}
+
+// nflogQueries returns alertmanager_nflog_queries_total from /metrics.
+func (a *Process) nflogQueries(t testing.TB) float64 {
+	t.Helper()
+	resp, err := http.Get(a.URL() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "alertmanager_nflog_queries_total "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("alertmanager_nflog_queries_total: %v", err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no alertmanager_nflog_queries_total in %s/metrics", a.URL())
+	return 0
 }
 
 // Stop stops the Alertmanager with SIGTERM (SIGKILL after 10s).

@@ -87,6 +87,7 @@ func TestRealAlertmanagerOutageLosesNothing(t *testing.T) {
 	s.Observe(liveTransition("a", "", detectors.Firing))
 	s.Tick(time.Now())
 	hook.Wait(t, "a", "firing")
+	am.WaitLogged(t)
 
 	// Alertmanager goes away; a resolves and b fires meanwhile.
 	am.Stop(t)
