@@ -43,6 +43,7 @@ type spiller struct {
 	hosts   map[string]int32  // of a spill, numbered in the order met
 	relabel []relabelling     // relabellings that spilled signals must undergo
 	stats   SpillStats
+	lost    lostRuns
 	err     error // the first failure: spilling stops, signals stay in memory
 }
 
@@ -320,7 +321,7 @@ func (m *Merger) next(r int32) (item, bool) {
 	it := item{run: r}
 	spill, err := readItem(rn.r, &sp.buf, sp.zones, sp.names, &it)
 	if err != nil {
-		sp.stats.Lost = joinError(sp.stats.Lost, fmt.Sprintf("spill: reading run %d back: %v: %d signals lost", r, err, rn.left))
+		sp.lost.note(r, err, rn.left)
 		sp.left -= rn.left
 		rn.left, rn.r, rn.sec = 0, nil, nil
 		return item{}, false
@@ -363,11 +364,30 @@ func (m *Merger) taken(it *item) (item, bool) {
 	return m.next(it.run)
 }
 
-func joinError(a, b string) string {
-	if a == "" {
-		return b
+// lostRuns is what could not be read back: the first failure, and how
+// many runs and signals were lost in all (a damaged disk fails every run).
+type lostRuns struct {
+	runs    int
+	signals int64
+	first   string
+}
+
+func (l *lostRuns) note(r int32, err error, signals int64) {
+	if l.runs == 0 {
+		l.first = fmt.Sprintf("spill: reading run %d back: %v", r, err)
 	}
-	return a + "; " + b
+	l.runs++
+	l.signals += signals
+}
+
+func (l *lostRuns) String() string {
+	switch l.runs {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%s: %d signals lost", l.first, l.signals)
+	}
+	return fmt.Sprintf("%s (and %d more runs): %d signals lost", l.first, l.runs-1, l.signals)
 }
 
 // SpillStats returns what spilling did (zero without a budget).
@@ -376,7 +396,9 @@ func (m *Merger) SpillStats() SpillStats {
 		return SpillStats{}
 	}
 	m.settle()
-	return m.spill.stats
+	st := m.spill.stats
+	st.Lost = m.spill.lost.String()
+	return st
 }
 
 // Discard lets go of the spill file of a run that ends early.

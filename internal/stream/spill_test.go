@@ -287,3 +287,45 @@ func TestMergerSpillFailureKeepsTheSignals(t *testing.T) {
 		t.Fatal("no signal carries the new label")
 	}
 }
+
+// A spill file cut short loses the signals of the runs it cut, and says how
+// many: every other signal is handed on in order, whether the runs are read
+// with the small buffer (64 KiB: many runs) or widened ones (2 MiB: a few,
+// spiller.widen). One line says it, however many runs were cut. One host:
+// a run holds a whole spill, more than its read buffer.
+func TestMergerSpillCutShortSaysWhatItLost(t *testing.T) {
+	for _, budget := range []int64{64 << 10, 2 << 20} {
+		m := NewMerger(Options{Lateness: 5 * time.Second, SpillBudget: budget, SpillDir: t.TempDir()})
+		m.Hold()
+		ids := []ID{m.Open("dn0", parsers.ComponentDatanode, time.Time{}), m.Open("dn0", parsers.ComponentDatanode, time.Time{})}
+		rng := rand.New(rand.NewSource(5))
+		const pushed = 6000
+		for i := range pushed {
+			at := t0.Add(time.Duration(i*100+rng.Intn(2000)) * time.Millisecond)
+			m.Push(ids[i%2], catalogue.Signal{Kind: "k", Time: at, Host: "dn0", Text: strings.Repeat("x", 100)}, time.Time{})
+		}
+		m.settle()
+		sp := m.spill
+		if sp.stats.Runs < 4 {
+			t.Fatalf("budget %d: %d runs, want several", budget, sp.stats.Runs)
+		}
+		if err := sp.file.Truncate(sp.end / 2); err != nil {
+			t.Fatal(err)
+		}
+		var times []time.Time
+		m.Unhold()
+		m.Drain(func(s *catalogue.Signal) { times = append(times, s.Time) })
+		st := m.SpillStats()
+		var lost int
+		if _, err := fmt.Sscanf(st.Lost[strings.LastIndex(st.Lost, ": ")+1:], "%d signals lost", &lost); err != nil ||
+			!strings.HasPrefix(st.Lost, "spill: reading run ") || !strings.Contains(st.Lost, " more runs): ") {
+			t.Fatalf("budget %d: lost %q: %v", budget, st.Lost, err)
+		}
+		if len(times)+lost != pushed || m.Queued() != 0 {
+			t.Fatalf("budget %d: %d handed on, %d lost (%q), %d queued: want %d in all", budget, len(times), lost, st.Lost, m.Queued(), pushed)
+		}
+		if !slices.IsSortedFunc(times, time.Time.Compare) {
+			t.Fatalf("budget %d: the signals left are out of order", budget)
+		}
+	}
+}
