@@ -387,7 +387,7 @@ func (l *lostRuns) String() string {
 	case 1:
 		return fmt.Sprintf("%s: %d signals lost", l.first, l.signals)
 	}
-	return fmt.Sprintf("%s (and %d more runs): %d signals lost", l.first, l.runs-1, l.signals)
+	return fmt.Sprintf("%s: %d signals lost from %d runs", l.first, l.signals, l.runs)
 }
 
 // SpillStats returns what spilling did (zero without a budget).
