@@ -8,18 +8,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ozdoctor/ozdoctor/parsers/prom"
 )
 
 // Bin is where Debian installs Alertmanager.
@@ -200,17 +199,13 @@ func (a *Process) nflogQueries(t testing.TB) float64 {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	page, err := prom.Parse(resp.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, "alertmanager_nflog_queries_total "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("alertmanager_nflog_queries_total: %v", err)
-			}
-			return f
+	for _, s := range page.Samples {
+		if s.Name == "alertmanager_nflog_queries_total" {
+			return s.Value
 		}
 	}
 	t.Fatalf("no alertmanager_nflog_queries_total in %s/metrics", a.URL())

@@ -316,8 +316,7 @@ func TestMergerSpillCutShortSaysWhatItLost(t *testing.T) {
 		m.Unhold()
 		m.Drain(func(s *catalogue.Signal) { times = append(times, s.Time) })
 		st := m.SpillStats()
-		var lost int
-		var runs int
+		var lost, runs int
 		if _, err := fmt.Sscanf(st.Lost[strings.LastIndex(st.Lost, ": ")+1:], "%d signals lost from %d runs", &lost, &runs); err != nil ||
 			runs < 2 || !strings.HasPrefix(st.Lost, "spill: reading run ") {
 			t.Fatalf("budget %d: lost %q: %v", budget, st.Lost, err)
