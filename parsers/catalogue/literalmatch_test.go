@@ -41,22 +41,31 @@ const (
 		"Datanode apparent version = STORAGE_SPACE_DISTRIBUTION (10), SCM software version = ZDU (100) SCM apparent version = ZDU (100)"
 )
 
-// The literal matcher gives the regular expression's submatches on the
-// messages that match and on near misses: a prefix, a second occurrence of
-// a literal, a line break inside a group, characters beyond ASCII, spaces
-// where the last group ends, and no match at all.
+// The literal matcher gives the regular expression's submatches on every
+// historic rendering of every entry, and on near misses: a prefix, a second
+// occurrence of a literal, a line break inside a group, characters beyond
+// ASCII, spaces where the last group ends, and no match at all.
 func TestLiteralMatcherAgreesWithTheRegularExpressions(t *testing.T) {
 	res, ms := literalEntries(t)
-	msgs := []string{t30, t31,
-		"prefix " + t31, t31 + " suffix " + t31,
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, r := range historicRecords(t, c) {
+		m := r.Message
+		msgs = append(msgs, m, m[:len(m)/2], m[:len(m)-1], strings.Replace(m, " ", " é", 1), strings.Replace(m, " ", "", 2))
+	}
+	msgs = append(msgs, t30, t31,
+		"prefix "+t31, t31+" suffix "+t31,
 		strings.Replace(t31, " has software version", " has software version has software version", 1),
 		strings.Replace(t31, "(10)", "(1\n0)", 1),
 		strings.Replace(t30, "ZDU (100) SCM apparent", "ZDÜ (100) SCM apparent", 1),
 		strings.Replace(t30, "dn3.example.com.", "dn3 example.com.", 1),
-		t30 + "   ", t30 + " \n next line", t30 + "é",
+		t30+"   ", t30+" \n next line", t30+"é",
 		strings.Replace(t30, "SCM apparent version = ZDU (100)", "SCM apparent version =   ", 1),
 		"Invalid datanode in the cluster : ", "Datanode  has software version  which is older than",
-	}
+	)
 	matched := 0
 	for i, m := range ms {
 		for _, msg := range msgs {
@@ -68,7 +77,7 @@ func TestLiteralMatcherAgreesWithTheRegularExpressions(t *testing.T) {
 			}
 		}
 	}
-	if matched < 4 {
+	if matched < 100 {
 		t.Errorf("only %d matches among the messages: the table tests too little", matched)
 	}
 }
@@ -84,6 +93,17 @@ func TestLiteralMatcherLeavesPathologicalMessagesToTheRegularExpression(t *testi
 	msg := "a " + strings.Repeat("x b x c ", 2000)
 	if _, ok := m.find(msg, nil); ok {
 		t.Error("a message of thousands of candidate ends was not left to the regular expression")
+	}
+	// A loop turned without end would grow the stack with the message.
+	loop := compileLiteral(`x(?: \| [a-z]+=[^|\n]*)* \| end`)
+	if loop == nil {
+		t.Fatal("the loop does not compile")
+	}
+	if _, ok := loop.find("x"+strings.Repeat(" | a=b", 100000)+" | end", nil); ok {
+		t.Error("a loop of 100,000 turns was not left to the regular expression")
+	}
+	if idx, ok := loop.find("x | a=b | c=d | end", nil); !ok || idx == nil {
+		t.Errorf("a loop of two turns: %v, %v", idx, ok)
 	}
 	c, err := New()
 	if err != nil {
@@ -110,15 +130,8 @@ func FuzzLiteralMatcher(f *testing.F) {
 	f.Add(uint8(0), t31)
 	f.Add(uint8(1), t30)
 	for i, m := range ms {
-		// A message of the pattern's literals, with a word in each run.
 		var b strings.Builder
-		for _, it := range m.items {
-			if it.run == nil {
-				b.WriteString(it.lit)
-			} else {
-				b.WriteString("w0")
-			}
-		}
+		writeExample(&b, m.prog)
 		f.Add(uint8(i), b.String())
 	}
 	f.Fuzz(func(t *testing.T, which uint8, msg string) {
@@ -129,26 +142,79 @@ func FuzzLiteralMatcher(f *testing.F) {
 	})
 }
 
-// Shapes beyond the catalogue's: a run that ends the pattern (lazy or
-// greedy), a class that excludes characters beyond ASCII, an uncaptured run,
-// an anchored pattern; and shapes that must stay with the expression.
+// writeExample writes a message seq may match: its literals, the first
+// alternative, a loop's body once and each run as short as it may be
+// with the first printable byte of its class (two where it may be longer).
+func writeExample(b *strings.Builder, seq []node) {
+	for i := range seq {
+		switch x := &seq[i]; x.kind {
+		case litNode:
+			b.WriteString(x.lit)
+		case groupNode, altNode, loopNode:
+			writeExample(b, x.sub[0])
+		case runNode:
+			c := byte(' ')
+			for c < '~' && !x.class[c] {
+				c++
+			}
+			n := max(x.min, 1)
+			if x.max < 0 || x.max > n {
+				n++
+			}
+			b.WriteString(strings.Repeat(string(c), n))
+		}
+	}
+}
+
+// Shapes beyond the catalogue's, on short random messages of their
+// letters: runs that end the pattern (lazy or greedy), bounded and optional
+// runs, classes without the characters beyond ASCII, groups of several
+// parts, alternations, optional parts, loops, \b and the end of the text.
+// Case folding, classes that split the characters beyond ASCII, a pattern
+// that may start anywhere, a loop that captures or may match nothing, and
+// (?m) stay with the expression.
 func TestLiteralMatcherShapes(t *testing.T) {
-	msgs := []string{"", "x", "x é", "x éé y", "x ab y", "x 12 y", "yx 1 y x 2 y", "x \n y", "x 1é y", "x  y"}
-	for _, expr := range []string{`x (?P<a>.+?)`, `x (?P<a>.*)`, `x (?P<a>\d+) y`, `x .*? y`, `^x (?P<a>[^y]+)y`,
-		`x (?P<a>\S*\S) y`, `x (?P<a>[^\s]+?)`} {
+	exprs := []string{`x (?P<a>.+?)`, `x (?P<a>.*)`, `x (?P<a>\d+) y`, `x .*? y`, `^x (?P<a>[^y]+)y`,
+		`x (?P<a>\S*\S) y`, `x (?P<a>[^\s]+?)`, `x (?P<a>a|b)`, `x (?P<a>.+)$`, `x (?P<a>.{2})`, `x .+.+`,
+		`x (?P<a>.+?)(?P<b>\d) y`, `x(?P<a>[ab]{2,3}?)(?P<b>a?)`, `x (?P<a>ab|a)(?P<b>b?)y?`, `(?:xa|ab)(?P<a>b*?)\z`,
+		`x(?: (?P<a>\w+)| (?P<b>1))?(?P<c>.*)`, `x(?:a|b[ab]?)*?(?P<a>b)`, `x(?: [ab]+)*(?P<a>.*)`, `\bx(?P<a>\w*)\b`,
+		`x(?:1|a[ab])+?(?P<a>.)`, `(?s)x(?P<a>.*?)(?:ab|y|\n)`, `^(?P<a>[^ ]*) x(?:,? y(?: (?P<b>a+))?)?[ \t]*(?:\r?\n|\z)`,
+		`x[^b]*b`, `x(?P<a>[a-y ]+)`, `x(?:(?P<a>a)b|a(?P<b>.))`}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, expr := range exprs {
 		m := compileLiteral(expr)
 		if m == nil {
 			t.Errorf("%s does not compile", expr)
 			continue
 		}
 		re := regexp.MustCompile(expr)
-		for _, msg := range msgs {
+		matched, answered := 0, 0
+		for range 20000 {
+			b := make([]byte, 4+rng.IntN(16))
+			for i := range b {
+				b[i] = "abxy 11_\n"[rng.IntN(9)]
+			}
+			msg := string(b)
+			if rng.IntN(8) == 0 {
+				msg = strings.Replace(msg, "a", "é", 1)
+			}
 			if where, ok := sameAsRegexp(re, m, msg); !ok {
-				t.Errorf("differs from %s", where)
+				got, _ := m.find(msg, nil)
+				t.Fatalf("differs from %s: %v, want %v", where, got, re.FindStringSubmatchIndex(msg))
+			}
+			if _, ok := m.find(msg, nil); ok {
+				answered++
+			}
+			if re.MatchString(msg) {
+				matched++
 			}
 		}
+		if matched < 5 || answered < 15000 {
+			t.Errorf("%s matched %d messages and answered %d of 20000 itself", expr, matched, answered)
+		}
 	}
-	for _, expr := range []string{`(?i)x (?P<a>.+)`, `x (?P<a>a|b)`, `x (?P<a>.+)$`, `x (?P<a>.{2})`, `(?P<a>.+) y`, `x .+.+`, `x [^é]+`, `x (?P<a>.+?)(?P<b>\d) y`} {
+	for _, expr := range []string{`(?i)x (?P<a>.+)`, `x [^é]+`, `(?P<a>.+) y`, `x (?:(?P<a>y)z)*`, `x (?:y?)*`,
+		`(?m)x$`, `x (?:ab){2}`, `x|.y`, `x(?:(?P<a>1)|(?P<a>a))+?`} {
 		if compileLiteral(expr) != nil {
 			t.Errorf("%s compiles", expr)
 		}
