@@ -17,10 +17,9 @@ import (
 // LastIndex again), not at every byte in turn; there is no per-call visited
 // set. That makes it several times faster on the messages a sick cluster
 // repeats on every heartbeat. compileLiteral returns nil for the shapes it
-// does not take (case folding, classes that split the characters beyond
-// ASCII, loops that may match nothing or capture), and find reports when
-// a message needs the expression: too many steps, or a run that reaches a
-// character beyond ASCII. FuzzLiteralMatcher holds the two to the same
+// does not take (case folding, loops that may match nothing or capture), and find reports when a message needs the
+// expression: too many steps, or a run that reaches a character beyond
+// ASCII. FuzzLiteralMatcher holds the two to the same
 // results.
 type literalMatcher struct {
 	anchored bool     // the pattern starts with ^ or \A
@@ -83,9 +82,9 @@ const (
 	boundaryNode          // \b
 )
 
-// byteClass says which bytes a class matches; a class compiles only when
-// it matches every character beyond ASCII or none, and a run that reaches
-// one leaves the message to the expression.
+// byteClass says which bytes a class matches. Its bytes beyond ASCII are
+// set when it matches any character beyond ASCII: a run that reaches one
+// leaves the message to the expression.
 type byteClass [256]bool
 
 // compileLiteral returns the matcher of expr, or nil when expr has a shape
@@ -130,11 +129,8 @@ func compileNode(seq []node, n *syntax.Regexp, inLoop bool) ([]node, bool) {
 		if n.Flags&syntax.FoldCase != 0 {
 			return nil, false
 		}
-		for _, r := range n.Rune {
-			if r >= utf8.RuneSelf {
-				return nil, false
-			}
-		}
+		// A literal beyond ASCII matches as its UTF-8 bytes: its first byte
+		// never continues another character.
 		if k := len(seq) - 1; k >= 0 && seq[k].kind == litNode {
 			seq[k].lit += string(n.Rune)
 		} else {
@@ -341,24 +337,16 @@ func classOf(n *syntax.Regexp) *byteClass {
 		}
 		c['\n'] = n.Op == syntax.OpAnyChar
 	case syntax.OpCharClass:
-		nonASCII := 0 // how much of U+0080..U+10FFFF the ranges cover
 		for i := 0; i+1 < len(n.Rune); i += 2 {
 			lo, hi := n.Rune[i], n.Rune[i+1]
 			for r := lo; r <= hi && r < utf8.RuneSelf; r++ {
 				c[r] = true
 			}
-			if hi >= utf8.RuneSelf {
-				nonASCII += int(hi - max(lo, utf8.RuneSelf) + 1)
+			if hi >= utf8.RuneSelf { // which ones, a byte cannot tell
+				for b := utf8.RuneSelf; b < len(c); b++ {
+					c[b] = true
+				}
 			}
-		}
-		switch nonASCII {
-		case 0:
-		case utf8.MaxRune - utf8.RuneSelf + 1:
-			for b := utf8.RuneSelf; b < len(c); b++ {
-				c[b] = true
-			}
-		default:
-			return nil
 		}
 	case syntax.OpLiteral:
 		if len(n.Rune) != 1 || n.Rune[0] >= utf8.RuneSelf || n.Flags&syntax.FoldCase != 0 {

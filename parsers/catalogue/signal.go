@@ -3,7 +3,8 @@
 // names the source it mirrors, and turns a matching record into a typed
 // Signal. Matching is literal-prefiltered: one pass of a Wu-Manber filter
 // over a record's first line finds the candidate entries, and only those
-// run their small regular expression.
+// run their pattern, through a matcher that gives its regular expression's
+// submatches without it (the expression answers what the matcher leaves).
 package catalogue
 
 import (
