@@ -66,7 +66,7 @@ With --format json, stdout holds one JSON document:
 		"when one detector declares it (repeatable; ozdoctor explain lists each detector's options)")
 	f.Bool("progress", true, "show progress on stderr when it is a terminal")
 	f.Int("workers", 0, "files on disk read at once (0: one per core); the report is the same for any number")
-	f.String("spill-budget", "16MiB", "memory for the signals a bundle run holds until no file left to read can precede them;\nbeyond it they "+
+	f.String("spill-budget", "8MiB", "memory for the signals a bundle run holds until no file left to read can precede them;\nbeyond it they "+
 		"wait in a temporary file in --spill-dir, and so does the list of files read past an eighth of it\n(bytes, or with KiB, MiB or GiB; 0 keeps them all in memory)")
 	f.String("memory-limit", "96MiB", "soft limit of the Go heap: the garbage collector works harder near it (0: none;\n"+
 		"GOMEMLIMIT in the environment takes precedence)")
