@@ -546,15 +546,9 @@ func TestHistoricWordings(t *testing.T) {
 			if tc.source == "" || tc.want.Kind != tc.kind {
 				t.Fatalf("case is incomplete: %+v", tc)
 			}
-			sc := log4j.NewScanner(strings.NewReader(tc.log), log4j.Options{Candidate: c.Candidate, Kind: tc.file})
 			var got []Signal
-			for sc.Next() {
-				r := *sc.Record()
-				r.Host, r.Component = "host.example.com", tc.comp
+			for _, r := range caseRecords(t, c, tc) {
 				got = append(got, c.Match(&r)...)
-			}
-			if err := sc.Err(); err != nil {
-				t.Fatal(err)
 			}
 			var s *Signal
 			for i := range got {
@@ -568,6 +562,22 @@ func TestHistoricWordings(t *testing.T) {
 			checkFields(t, *s, tc.want)
 		})
 	}
+}
+
+// caseRecords returns the records of one historic rendering, parsed as the
+// scanner hands them on.
+func caseRecords(tb testing.TB, c *Catalogue, tc historicCase) []parsers.Record {
+	sc := log4j.NewScanner(strings.NewReader(tc.log), log4j.Options{Candidate: c.Candidate, Kind: tc.file})
+	var recs []parsers.Record
+	for sc.Next() {
+		r := *sc.Record()
+		r.Host, r.Component = "host.example.com", tc.comp
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return recs
 }
 
 // checkFields compares the fields set in want with got.

@@ -385,6 +385,7 @@ type frame struct {
 // returns them as regexp's FindStringSubmatchIndex does (nil: no match); ok
 // is false when the regular expression must answer instead.
 func (m *literalMatcher) find(s string, dst []int) (idx []int, ok bool) {
+	st := matchState{s: s, steps: 64*len(s) + 1024}
 	// start returns where the next match may begin, from on (-1: none).
 	start := func(from int) int {
 		if m.anchored {
@@ -393,7 +394,7 @@ func (m *literalMatcher) find(s string, dst []int) (idx []int, ok bool) {
 			}
 			return 0
 		}
-		if i := firstIndex(s[from:], m.first, len(s)-from+1); i >= 0 {
+		if i := st.firstIndex(s[from:], m.first, len(s)-from+1); i >= 0 {
 			return from + i
 		}
 		return -1
@@ -406,7 +407,7 @@ func (m *literalMatcher) find(s string, dst []int) (idx []int, ok bool) {
 	if frames == nil {
 		frames = new([]frame)
 	}
-	st := matchState{s: s, steps: 64*len(s) + 1024, frames: (*frames)[:0]}
+	st.frames = (*frames)[:0]
 	defer func() {
 		*frames = st.frames[:0]
 		m.frames.Put(frames)
@@ -420,7 +421,7 @@ func (m *literalMatcher) find(s string, dst []int) (idx []int, ok bool) {
 			idx[0], idx[1] = at, st.end
 			return dst, true
 		}
-		if st.bail {
+		if st.spent() {
 			return nil, false
 		}
 	}
@@ -428,35 +429,46 @@ func (m *literalMatcher) find(s string, dst []int) (idx []int, ok bool) {
 }
 
 // firstIndex returns the least index in s, below limit, where one of lits
-// starts, and -1 when there is none.
-func firstIndex(s string, lits []string, limit int) int {
+// starts, and -1 when there is none. The bytes it looks at count as steps:
+// a literal that never comes would otherwise be looked for to the end of
+// the message at every try.
+func (st *matchState) firstIndex(s string, lits []string, limit int) int {
 	best := -1
 	for _, l := range lits {
-		if i := strings.Index(s[:min(len(s), limit-1+len(l))], l); i >= 0 {
+		region := s[:min(len(s), limit-1+len(l))]
+		i := strings.Index(region, l)
+		if i >= 0 {
 			best, limit = i, i
+			region = region[:i+len(l)]
 		}
+		st.steps -= len(region)
 	}
 	return best
 }
 
 // lastIndex returns the greatest index in s, below limit, where one of
-// lits starts, and -1 when there is none.
-func lastIndex(s string, lits []string, limit int) int {
+// lits starts, and -1 when there is none, counting as firstIndex does.
+func (st *matchState) lastIndex(s string, lits []string, limit int) int {
 	best := -1
 	for _, l := range lits {
-		if i := strings.LastIndex(s[:min(len(s), limit-1+len(l))], l); i > best {
-			best = i
-		}
+		region := s[:min(len(s), limit-1+len(l))]
+		i := strings.LastIndex(region, l)
+		st.steps -= len(region) - max(i, 0)
+		best = max(best, i)
 	}
 	return best
 }
 
+// spent reports whether the find must stop: its steps are spent, or the
+// regular expression must answer for another reason.
+func (st *matchState) spent() bool {
+	st.bail = st.bail || st.steps < 0
+	return st.bail
+}
+
 // at matches seq from i, then the frames from next, at s[pos:].
 func (st *matchState) at(idx []int, pos int, seq []node, i, next int) bool {
-	if st.steps--; st.steps < 0 {
-		st.bail = true
-	}
-	if st.bail {
+	if st.steps--; st.spent() {
 		return false
 	}
 	for i < len(seq) && seq[i].kind == litNode {
@@ -552,8 +564,8 @@ func (st *matchState) run(idx []int, pos int, seq []node, i, next int) bool {
 	if !x.greedy {
 		for r := lo; r <= limit; r++ {
 			if len(x.follow) > 0 {
-				j := firstIndex(s[r:], x.follow, limit+1-r)
-				if j < 0 {
+				j := st.firstIndex(s[r:], x.follow, limit+1-r)
+				if j < 0 || st.spent() {
 					return false
 				}
 				r += j
@@ -572,8 +584,8 @@ func (st *matchState) run(idx []int, pos int, seq []node, i, next int) bool {
 	}
 	if len(x.follow) > 0 {
 		for hi := n + 1; hi > lo; {
-			r := lastIndex(s[lo:], x.follow, hi-lo)
-			if r < 0 {
+			r := st.lastIndex(s[lo:], x.follow, hi-lo)
+			if r < 0 || st.spent() {
 				return false
 			}
 			if try(lo + r) {

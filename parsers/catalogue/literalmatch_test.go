@@ -95,6 +95,18 @@ func TestLiteralMatcherLeavesPathologicalMessagesToTheRegularExpression(t *testi
 	if _, ok := m.find(msg, nil); ok {
 		t.Error("a message of thousands of candidate ends was not left to the regular expression")
 	}
+	// A literal that never comes, looked for again after each of thousands
+	// of failed tries, would take time quadratic in the message.
+	absent := compileLiteral(`(?s)^a(?:.*?(?:xyzxyz (?P<a>\d)|q: (?P<b>\d)))?`)
+	if absent == nil {
+		t.Fatal("the pattern with an absent literal does not compile")
+	}
+	if _, ok := absent.find("a"+strings.Repeat("q: z", 20000), nil); ok {
+		t.Error("20,000 tries that each look for an absent literal were not left to the regular expression")
+	}
+	if idx, ok := absent.find("aq: zq: 1", nil); !ok || len(idx) < 6 || idx[4] != 8 {
+		t.Errorf("a short message: %v, %v", idx, ok)
+	}
 	// A loop turned without end would grow the stack with the message.
 	loop := compileLiteral(`x(?: \| [a-z]+=[^|\n]*)* \| end`)
 	if loop == nil {

@@ -1,27 +1,16 @@
 package catalogue
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
-	"github.com/ozdoctor/ozdoctor/parsers/log4j"
 )
 
-// historicRecords returns the records of every historic rendering, parsed
-// as the scanner hands them on.
+// historicRecords returns the records of every historic rendering.
 func historicRecords(tb testing.TB, c *Catalogue) []parsers.Record {
 	var recs []parsers.Record
 	for _, tc := range historicCases() {
-		sc := log4j.NewScanner(strings.NewReader(tc.log), log4j.Options{Candidate: c.Candidate, Kind: tc.file})
-		for sc.Next() {
-			r := *sc.Record()
-			r.Host, r.Component = "host.example.com", tc.comp
-			recs = append(recs, r)
-		}
-		if err := sc.Err(); err != nil {
-			tb.Fatal(err)
-		}
+		recs = append(recs, caseRecords(tb, c, tc)...)
 	}
 	return recs
 }
