@@ -6,7 +6,6 @@ package parsers
 
 import (
 	"bytes"
-	"strings"
 	"time"
 )
 
@@ -104,12 +103,21 @@ type Record struct {
 
 // SimpleLogger returns the logger's class simple name: the last dot-separated
 // component, without a trailing ":<line>" (layout L6).
-func SimpleLogger(logger string) string {
-	if i := strings.LastIndexByte(logger, '.'); i >= 0 {
+func SimpleLogger[T string | []byte](logger T) T {
+	if i := lastIndexByte(logger, '.'); i >= 0 {
 		logger = logger[i+1:]
 	}
-	if i := strings.LastIndexByte(logger, ':'); i >= 0 {
+	if i := lastIndexByte(logger, ':'); i >= 0 {
 		logger = logger[:i]
 	}
 	return logger
+}
+
+func lastIndexByte[T string | []byte](s T, c byte) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
 }

@@ -161,7 +161,7 @@ func (fl *Follower) OpenPosition() (line int, offset int64, ok bool) {
 
 // options are the scanner options for f.
 func (r *Recognizer) options(f File, lineOffset int) log4j.Options {
-	opt := log4j.Options{Location: f.Zone, Candidate: r.cat.Candidate, Kind: f.Kind, LineOffset: lineOffset}
+	opt := log4j.Options{Location: f.Zone, Candidate: r.cat.Filter().Candidate, Kind: f.Kind, LineOffset: lineOffset}
 	// Silences are evidence of an SCM pause (HDDS-17519); elsewhere they
 	// are ordinary (quiet services log little), so only SCM logs (and
 	// compose captures, which hold SCMs among others) report them.

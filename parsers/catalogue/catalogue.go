@@ -1,6 +1,8 @@
 package catalogue
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
@@ -56,9 +58,11 @@ func (g *Groups) Get(name string) string {
 // Catalogue matches records against a set of entries.
 type Catalogue struct {
 	entries  []Entry
-	literals []string   // every entry literal, once each
-	keys     *keyFilter // over the literals' prefilter keys
-	litEnt   [][]int    // key index -> entry indexes
+	literals []string        // every entry literal, once each
+	keys     *keyFilter      // over the literals' prefilter keys
+	unnamed  *keyFilter      // over the keys of entries that name no logger; nil when all do
+	loggers  map[string]bool // every logger some entry names
+	litEnt   [][]int         // key index -> entry indexes
 	names    [][]string
 	literal  []*literalMatcher // by entry: its pattern without the regular expression, or nil
 }
@@ -68,10 +72,10 @@ func New(entries ...Entry) (*Catalogue, error) {
 	if len(entries) == 0 {
 		entries = Default()
 	}
-	c := &Catalogue{entries: entries}
+	c := &Catalogue{entries: entries, loggers: map[string]bool{}}
 	index := map[string]int{}
 	seen := map[string]bool{}
-	var keys []string
+	var keys, unnamed []string
 	for ei, e := range entries {
 		if e.Kind == "" || e.Pattern == nil || len(e.Literals) == 0 {
 			return nil, fmt.Errorf("catalogue entry %d (%s): kind, pattern and literals are required", ei, e.Kind)
@@ -85,6 +89,9 @@ func New(entries ...Entry) (*Catalogue, error) {
 				c.literals = append(c.literals, l)
 			}
 			key := prefilterKey(l)
+			if len(e.Loggers) == 0 && !slices.Contains(unnamed, key) {
+				unnamed = append(unnamed, key)
+			}
 			li, ok := index[key]
 			if !ok {
 				li = len(keys)
@@ -97,10 +104,16 @@ func New(entries ...Entry) (*Catalogue, error) {
 		if n := e.Pattern.NumSubexp() + 1; n > maxGroups {
 			return nil, fmt.Errorf("catalogue entry %s: %d groups, at most %d", e.Kind, n, maxGroups)
 		}
+		for _, l := range e.Loggers {
+			c.loggers[l] = true
+		}
 		c.names = append(c.names, e.Pattern.SubexpNames())
 		c.literal = append(c.literal, compileLiteral(e.Pattern.String()))
 	}
 	c.keys = newKeyFilter(keys)
+	if len(unnamed) > 0 {
+		c.unnamed = newKeyFilter(unnamed)
+	}
 	return c, nil
 }
 
@@ -139,9 +152,67 @@ func (c *Catalogue) Entries() []Entry { return c.entries }
 // Literals returns every prefilter literal, once each (for grep comparisons).
 func (c *Catalogue) Literals() []string { return c.literals }
 
-// Candidate reports whether a record whose first line is line may produce a
-// signal. It is the scanner's hot-path filter.
-func (c *Catalogue) Candidate(line []byte) bool { return c.keys.any(line) }
+// Candidate reports whether a record of logger (as logged; nil when the
+// layout names none) whose first line is line may produce a signal. Most
+// records come from loggers no entry names: only the few entries that name
+// no logger can match those, and their keys are quicker to look for.
+func (c *Catalogue) Candidate(logger, line []byte) bool {
+	return c.candidate(len(logger) == 0 || c.namesLogger(logger), line)
+}
+
+// namesLogger reports whether some entry names logger.
+func (c *Catalogue) namesLogger(logger []byte) bool {
+	return c.loggers[string(parsers.SimpleLogger(logger))]
+}
+
+// candidate is Candidate once it is known whether some entry names the
+// record's logger (or it has none).
+func (c *Catalogue) candidate(named bool, line []byte) bool {
+	if named {
+		return c.keys.any(line)
+	}
+	return c.unnamed != nil && c.unnamed.any(line)
+}
+
+// Filter is Candidate for one scanner: it remembers its verdicts on the
+// loggers it was shown (a log has a few dozen), so that most records cost
+// a comparison of their logger instead of a map lookup. It is the scanner's
+// hot-path filter.
+type Filter struct {
+	c     *Catalogue
+	known [64]knownLogger // by loggerSlot
+}
+
+// knownLogger is a logger a Filter was shown, and whether some entry names it.
+type knownLogger struct {
+	logger []byte
+	named  bool
+}
+
+// Filter returns a Filter of c's entries.
+func (c *Catalogue) Filter() *Filter { return &Filter{c: c} }
+
+// Candidate is Catalogue.Candidate.
+func (f *Filter) Candidate(logger, line []byte) bool {
+	if len(logger) == 0 {
+		return f.c.candidate(true, line)
+	}
+	k := &f.known[loggerSlot(logger)]
+	if !bytes.Equal(logger, k.logger) {
+		k.logger = append(k.logger[:0], logger...)
+		k.named = f.c.namesLogger(logger)
+	}
+	return f.c.candidate(k.named, line)
+}
+
+// loggerSlot hashes a logger's length and last eight bytes (where loggers
+// of one package differ) to a slot of Filter.known.
+func loggerSlot(logger []byte) int {
+	var tail [8]byte
+	copy(tail[:], logger[max(len(logger)-8, 0):])
+	h := (binary.LittleEndian.Uint64(tail[:]) ^ uint64(len(logger))) * 0x9E3779B97F4A7C15
+	return int(h >> 58)
+}
 
 // Match returns the signals a record produces (usually none or one).
 func (c *Catalogue) Match(r *parsers.Record) []Signal { return c.AppendMatches(nil, r) }

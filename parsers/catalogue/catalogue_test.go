@@ -1,8 +1,10 @@
 package catalogue
 
 import (
+	"fmt"
 	"math/rand"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +58,7 @@ func TestStartupBanner(t *testing.T) {
 		"STARTUP_MSG:        conf = {ozone.scm.stale.node.interval=30s}\n" +
 		"************************************************************/"
 	r := &parsers.Record{Time: time.Unix(1, 0), Logger: "org.apache.hadoop.ozone.om.OzoneManagerStarter", Message: msg}
-	if !c.Candidate([]byte("STARTUP_MSG: ")) {
+	if !c.Candidate(nil, []byte("STARTUP_MSG: ")) {
 		t.Fatal("banner first line is not a candidate")
 	}
 	sigs := c.Match(r)
@@ -160,14 +162,14 @@ func TestCandidateFindsEveryKey(t *testing.T) {
 	// A line of the background (shared/ozone, SCMNodeManager's heartbeat
 	// report) around the key: it holds no key itself.
 	line := "Datanode 3b1f8a0e-6c1d-4d2f-9f5e-0a1b2c3d4e5f(dn1.example.com/10.0.0.11) sent a heartbeat"
-	if c.Candidate([]byte(line)) {
+	if c.Candidate(nil, []byte(line)) {
 		t.Fatalf("%q is a candidate", line)
 	}
 	for _, k := range keys {
 		for range 20 {
 			at := rng.Intn(len(line) + 1)
 			in := line[:at] + k + line[at:]
-			if !c.Candidate([]byte(in)) {
+			if !c.Candidate(nil, []byte(in)) {
 				t.Errorf("%q is not a candidate: key %q", in, k)
 			}
 			i := rng.Intn(len(k))
@@ -176,10 +178,62 @@ func TestCandidateFindsEveryKey(t *testing.T) {
 			for _, other := range keys {
 				want = want || strings.Contains(cut, other)
 			}
-			if c.Candidate([]byte(cut)) != want {
+			if c.Candidate(nil, []byte(cut)) != want {
 				t.Errorf("%q: candidate %v, want %v", cut, !want, want)
 			}
 		}
+	}
+}
+
+// A record's logger narrows the keys looked for: of a logger no entry
+// names, only the entries that name none can match; of an entry's logger
+// (in any of its renderings), or of none, every key counts. A scanner's
+// Filter gives Candidate's verdicts over loggers in any order, many more
+// than it has slots for.
+func TestCandidateByLogger(t *testing.T) {
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unnamed []string
+	for _, e := range c.Entries() {
+		if len(e.Loggers) == 0 {
+			for _, l := range e.Literals {
+				unnamed = append(unnamed, prefilterKey(l))
+			}
+		}
+	}
+	f := c.Filter()
+	check := func(logger, line string, want bool) {
+		t.Helper()
+		if got := c.Candidate([]byte(logger), []byte(line)); got != want {
+			t.Errorf("logger %q, %q: Candidate %v, want %v", logger, line, got, want)
+		}
+		if got := f.Candidate([]byte(logger), []byte(line)); got != want {
+			t.Errorf("logger %q, %q: Filter.Candidate %v, want %v", logger, line, got, want)
+		}
+	}
+	quiet := 0
+	for i, e := range c.Entries() {
+		for _, l := range e.Literals {
+			line := "at " + l + " then"
+			check("", line, true)
+			for _, lg := range e.Loggers {
+				check("org.apache.hadoop.hdds."+lg, line, true)
+				check(lg, line, true)
+				check(lg+":"+fmt.Sprint(100+i), line, true) // layout L6
+			}
+			want := slices.ContainsFunc(unnamed, func(k string) bool { return strings.Contains(line, k) })
+			if !want {
+				quiet++
+			}
+			for j := range 3 {
+				check(fmt.Sprintf("org.example.Unrelated%d", 7*i+j), line, want)
+			}
+		}
+	}
+	if quiet == 0 {
+		t.Fatal("no literal was left out for an unrelated logger")
 	}
 }
 

@@ -37,7 +37,7 @@ func dnMatchKind(t *testing.T, logger, msg string, k Kind) []Signal {
 			out = append(out, s)
 		}
 	}
-	if len(out) > 0 && !c.Candidate([]byte(first)) {
+	if len(out) > 0 && !c.Candidate(nil, []byte(first)) {
 		t.Errorf("%q matched but its first line is not a candidate", first)
 	}
 	return out

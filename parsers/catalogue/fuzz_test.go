@@ -27,7 +27,7 @@ func FuzzMatch(f *testing.F) {
 				break
 			}
 		}
-		if len(sigs) > 0 && !c.Candidate([]byte(first)) {
+		if len(sigs) > 0 && !c.Candidate([]byte(logger), []byte(first)) {
 			t.Errorf("%q produced %d signals but is not a candidate", msg, len(sigs))
 		}
 	})

@@ -567,7 +567,7 @@ func TestHistoricWordings(t *testing.T) {
 // caseRecords returns the records of one historic rendering, parsed as the
 // scanner hands them on.
 func caseRecords(tb testing.TB, c *Catalogue, tc historicCase) []parsers.Record {
-	sc := log4j.NewScanner(strings.NewReader(tc.log), log4j.Options{Candidate: c.Candidate, Kind: tc.file})
+	sc := log4j.NewScanner(strings.NewReader(tc.log), log4j.Options{Candidate: c.Filter().Candidate, Kind: tc.file})
 	var recs []parsers.Record
 	for sc.Next() {
 		r := *sc.Record()

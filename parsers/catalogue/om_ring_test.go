@@ -380,7 +380,7 @@ func TestOMRingEntries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &parsers.Record{Time: time.Unix(100, 0), Logger: tc.logger, Message: tc.msg, Host: "om4", Component: tc.component}
 			first, _, _ := strings.Cut(tc.msg, "\n")
-			if tc.want != "" && !c.Candidate([]byte(first)) {
+			if tc.want != "" && !c.Candidate(nil, []byte(first)) {
 				t.Fatalf("first line is not a candidate: %q", first)
 			}
 			var got []Signal

@@ -29,7 +29,7 @@ func matchContainerSignals(t *testing.T, c *Catalogue, logger, msg string, kind 
 			out = append(out, s)
 		}
 	}
-	if len(out) > 0 && !c.Candidate([]byte(first)) {
+	if len(out) > 0 && !c.Candidate(nil, []byte(first)) {
 		t.Errorf("%q matched %s but is not a candidate", first, kind)
 	}
 	return out
@@ -181,7 +181,7 @@ func TestReplicaDeleteCommand(t *testing.T) {
 	repl := "Sending command [replicateContainerCommand: containerId=12, replicaIndex=0, targetNode=" + ctrDN3Full +
 		", priority=NORMAL] for container ContainerInfo{id=#12, state=CLOSED} to " + ctrDN3Full +
 		" with datanode deadline 1787480730000 and scm deadline 1787481090000"
-	if c.Candidate([]byte(repl)) && len(matchContainerSignals(t, c, rm, repl, ReplicaDeleteCommand)) != 0 {
+	if c.Candidate(nil, []byte(repl)) && len(matchContainerSignals(t, c, rm, repl, ReplicaDeleteCommand)) != 0 {
 		t.Errorf("replicate command matched")
 	}
 }
@@ -305,7 +305,7 @@ func TestDNContainerForceDeleted(t *testing.T) {
 		// Other container-log events.
 		"ID=1 | Index=0 | BCSID=4 | State=QUASI_CLOSED | DataChecksum=0 | Ratis group removed. Group id: group-82AA09A3DA8C",
 	} {
-		if c.Candidate([]byte(near)) && len(matchContainerSignals(t, c, "", near, DNContainerForceDeleted)) != 0 {
+		if c.Candidate(nil, []byte(near)) && len(matchContainerSignals(t, c, "", near, DNContainerForceDeleted)) != 0 {
 			t.Errorf("%q matched", near)
 		}
 	}

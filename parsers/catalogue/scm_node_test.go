@@ -27,7 +27,7 @@ func matchSCMNode(t *testing.T, c *Catalogue, logger, msg string) []Signal {
 	r := &parsers.Record{Time: time.Date(2026, 8, 23, 10, 20, 7, 0, time.UTC), Logger: logger, Message: msg,
 		Host: "scm1.example.com", Component: parsers.ComponentSCM}
 	sigs := c.Match(r)
-	if len(sigs) > 0 && !c.Candidate([]byte(first)) {
+	if len(sigs) > 0 && !c.Candidate(nil, []byte(first)) {
 		t.Errorf("%q matched but is not a candidate", first)
 	}
 	return sigs

@@ -16,10 +16,10 @@ func BenchmarkScan(b *testing.B) {
 	stale := []byte("moved to stale state")
 	cases := []struct {
 		name string
-		cand func([]byte) bool
+		cand func(logger, line []byte) bool
 	}{
-		{"RejectAll", func([]byte) bool { return false }},
-		{"Accept1pct", func(l []byte) bool { return bytes.Contains(l, stale) }},
+		{"RejectAll", func(_, _ []byte) bool { return false }},
+		{"Accept1pct", func(_, l []byte) bool { return bytes.Contains(l, stale) }},
 		{"AcceptAll", nil},
 	}
 	for _, c := range cases {
@@ -82,7 +82,7 @@ func BenchmarkScanCompose(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		s := NewScanner(bytes.NewReader(data), Options{Candidate: func([]byte) bool { return false }})
+		s := NewScanner(bytes.NewReader(data), Options{Candidate: func(_, _ []byte) bool { return false }})
 		for s.Next() {
 		}
 		if st := s.Stats(); st.Layout != "L1" || len(st.Services) != 4 {
@@ -108,7 +108,7 @@ func BenchmarkScanCRI(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		s := NewScanner(bytes.NewReader(data), Options{Candidate: func([]byte) bool { return false }})
+		s := NewScanner(bytes.NewReader(data), Options{Candidate: func(_, _ []byte) bool { return false }})
 		for s.Next() {
 		}
 		if st := s.Stats(); st.Layout != "L1" || st.Unparsed != 0 {

@@ -32,7 +32,7 @@ func FuzzScanner(f *testing.F) {
 			opt.MaxLineBytes, opt.MaxRecordBytes = 64, 100
 		}
 		calls := 0
-		opt.Candidate = func([]byte) bool {
+		opt.Candidate = func(_, _ []byte) bool {
 			calls++
 			return mode&8 == 0 || calls%2 == 0
 		}

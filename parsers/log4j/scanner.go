@@ -31,9 +31,10 @@ type Options struct {
 	// MaxRecordBytes caps a candidate record's folded message (counted in
 	// Stats.TruncatedRecords); default 1 MiB.
 	MaxRecordBytes int
-	// Candidate filters records on the message part of their first line; it
-	// is called exactly once per record. nil accepts every record.
-	Candidate func(firstLine []byte) bool
+	// Candidate filters records on their logger as logged (nil when the
+	// layout has none) and the message part of their first line; it is
+	// called exactly once per record. nil accepts every record.
+	Candidate func(logger, firstLine []byte) bool
 	// GapThreshold lists silences of at least this length between
 	// consecutive records of one stream in Stats.Gaps; 0 turns gaps off.
 	GapThreshold time.Duration
@@ -661,7 +662,7 @@ func (s *Scanner) start(st *stream, h *header) bool {
 			s.vote(h.layout)
 		}
 	}
-	st.cand = s.opt.Candidate == nil || s.opt.Candidate(h.msg)
+	st.cand = s.opt.Candidate == nil || s.opt.Candidate(h.logger, h.msg)
 	if !st.cand {
 		return emitted
 	}

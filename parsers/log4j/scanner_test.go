@@ -258,7 +258,7 @@ func TestVeryLongLine(t *testing.T) {
 	head := "2026-08-20 10:00:00,001 [main] INFO org.apache.hadoop.ozone.om.OzoneManagerStarter: STARTUP_MSG:   classpath = "
 	run := func(t *testing.T, opt Options, size int, candidate bool) (Stats, []want, uint64) {
 		if !candidate {
-			opt.Candidate = func(b []byte) bool { return bytes.Equal(b, []byte(msgStale)) }
+			opt.Candidate = func(_, b []byte) bool { return bytes.Equal(b, []byte(msgStale)) }
 		}
 		r := io.MultiReader(strings.NewReader(head), &patternReader{p: []byte("/opt/hadoop/share/ozone/lib/ratis-server-3.2.1.jar:"), n: size},
 			strings.NewReader("\r\n"+staleLine("2026-08-20 10:00:01.000")))
@@ -552,27 +552,29 @@ func TestGaps(t *testing.T) {
 	for i := 0; i < maxGaps+10; i++ {
 		b.WriteString(staleLine(at("2026-08-23 10:00:00.000").Add(time.Duration(i) * time.Hour).Format(wantTime)))
 	}
-	_, st = scanAll(t, b.String(), Options{GapThreshold: time.Minute, Candidate: func([]byte) bool { return false }})
+	_, st = scanAll(t, b.String(), Options{GapThreshold: time.Minute, Candidate: func(_, _ []byte) bool { return false }})
 	if len(st.Gaps) != maxGaps || st.GapsDropped != 9 {
 		t.Errorf("%d gaps, %d dropped", len(st.Gaps), st.GapsDropped)
 	}
 }
 
-// Candidate is called once per record with its first line's message.
+// Candidate is called once per record with its logger and its first
+// line's message.
 func TestCandidateCalls(t *testing.T) {
 	data := l1Corpus(256 << 10)
 	var calls int
-	var args []string
-	s := NewScanner(bytes.NewReader(data), Options{Candidate: func(b []byte) bool {
+	var args, loggers []string
+	s := NewScanner(bytes.NewReader(data), Options{Candidate: func(logger, b []byte) bool {
 		calls++
 		args = append(args, string(b))
+		loggers = append(loggers, string(logger))
 		return true
 	}})
 	i := 0
 	for ; s.Next(); i++ {
 		first, _, _ := strings.Cut(s.Record().Message, "\n")
-		if first != args[i] {
-			t.Fatalf("record %d: filter saw %q, message starts %q", i, args[i], first)
+		if first != args[i] || s.Record().Logger != loggers[i] || loggers[i] == "" {
+			t.Fatalf("record %d: filter saw %q of %q, message starts %q of %q", i, args[i], loggers[i], first, s.Record().Logger)
 		}
 	}
 	st := s.Stats()
@@ -582,7 +584,7 @@ func TestCandidateCalls(t *testing.T) {
 	// with a selective filter only the accepted records come back, whole
 	stale := []byte("moved to stale state")
 	calls = 0
-	s = NewScanner(bytes.NewReader(data), Options{Candidate: func(b []byte) bool { calls++; return bytes.Contains(b, stale) }})
+	s = NewScanner(bytes.NewReader(data), Options{Candidate: func(_, b []byte) bool { calls++; return bytes.Contains(b, stale) }})
 	n := 0
 	for ; s.Next(); n++ {
 		if s.Record().Message != msgStale || s.Record().Logger != staleLogger {
@@ -599,19 +601,19 @@ func TestCandidateCalls(t *testing.T) {
 // the input.
 func TestNoAllocationsPerRejectedLine(t *testing.T) {
 	small, big := l1Corpus(256<<10), l1Corpus(4<<20)
-	allocs := func(data []byte, cand func([]byte) bool) float64 {
+	allocs := func(data []byte, cand func(logger, line []byte) bool) float64 {
 		return testing.AllocsPerRun(2, func() {
 			s := NewScanner(bytes.NewReader(data), Options{Candidate: cand})
 			for s.Next() {
 			}
 		})
 	}
-	reject := func([]byte) bool { return false }
+	reject := func(_, _ []byte) bool { return false }
 	if a, b := allocs(small, reject), allocs(big, reject); b > a {
 		t.Errorf("reject-all: %v allocations for 256 KiB, %v for 4 MiB", a, b)
 	}
 	stale := []byte("moved to stale state")
-	accept := func(b []byte) bool { return bytes.Contains(b, stale) }
+	accept := func(_, b []byte) bool { return bytes.Contains(b, stale) }
 	n := float64(bytes.Count(big, stale))
 	if a, b := allocs(small, reject), allocs(big, accept); b > a+2*n {
 		t.Errorf("1%% accepted: %v allocations for %v candidates (base %v)", b, n, a)
@@ -722,7 +724,7 @@ func TestResetReadsLikeANewScanner(t *testing.T) {
 		{first + stack + staleLine("2026-08-23 10:30:00.000"), Options{GapThreshold: time.Minute}},
 		{"2026-08-23 11:00:00 INFO  SCMNodeManager:447 - two\n", Options{}},
 		{"plain output\n" + first, Options{Kind: parsers.KindOut}},
-		{first + stack, Options{Candidate: func([]byte) bool { return true }, LineOffset: 40, ByteOffset: 4000}},
+		{first + stack, Options{Candidate: func(_, _ []byte) bool { return true }, LineOffset: 40, ByteOffset: 4000}},
 	}
 	read := func(s *Scanner, limit int) ([]parsers.Record, Stats) {
 		var got []parsers.Record
