@@ -174,3 +174,61 @@ func TestSequenceStopsOnErrors(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// appendIndented indents encoding/json's output as json.Indent does:
+// nested and empty objects and arrays, strings holding the characters
+// that structure JSON and escaped quotes and backslashes, at a prefix.
+func FuzzAppendIndented(f *testing.F) {
+	var b bytes.Buffer
+	if err := WriteReports("json", &b, []*Report{report()}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.String(), "")
+	f.Add(`{"a":[],"b":{},"c":[{}],"d":[[],[1,2]],"e":{"f":{"g":null}}}`, "  ")
+	f.Add(`["{[,:]}","a\"b","a\\","\\\"",{"\"{":"\\u0022"},true,false,-1.5e3]`, "\t")
+	f.Add(`"plain"`, "")
+	f.Fuzz(func(t *testing.T, doc, prefix string) {
+		var compact bytes.Buffer
+		if json.Compact(&compact, []byte(doc)) != nil {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, compact.Bytes(), prefix, "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendIndented(nil, compact.Bytes(), prefix); string(got) != want.String() {
+			t.Errorf("%s indented at %q:\n%s\nwant:\n%s", compact.Bytes(), prefix, got, want.Bytes())
+		}
+	})
+}
+
+// BenchmarkJSONReport writes a report of 1,000 findings of 25 evidence lines
+// each (the dense bundle's report is about that size).
+func BenchmarkJSONReport(b *testing.B) {
+	r := report()
+	var many []detectors.Finding
+	for f := range r.Findings.All() {
+		if len(f.Evidence) == 25 {
+			for range 1000 {
+				many = append(many, f)
+			}
+		}
+	}
+	r.Findings = detectors.FindingsOf(many)
+	var n int64
+	for b.Loop() {
+		var out countingWriter
+		if err := WriteReports("json", &out, []*Report{r}); err != nil {
+			b.Fatal(err)
+		}
+		n = int64(out)
+	}
+	b.SetBytes(n)
+}
+
+type countingWriter int64
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	*w += countingWriter(len(p))
+	return len(p), nil
+}
