@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"io"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Decompression runs on a goroutine of its own, a few chunks ahead of the
@@ -113,11 +115,33 @@ func (a *aheadReader) Close() {
 
 // buffers are a walk's read buffers, reused from file to file: a bundle
 // may hold tens of thousands of files, each read through a 64 KiB buffer
-// and, when compressed, 1 MiB of chunks read ahead. A nil *buffers makes
-// new ones.
+// and, when compressed, 1 MiB of chunks read ahead and (gzip) a
+// decompressor with its 32 KiB window. A nil *buffers makes new ones.
 type buffers struct {
 	readers sync.Pool // *bufio.Reader of readBuffer bytes
 	chunks  sync.Pool // *[aheadChunk]byte
+	gzips   sync.Pool // *gzip.Reader
+}
+
+// gzipReader returns a reader of the gzip stream r.
+func (p *buffers) gzipReader(r io.Reader) (*gzip.Reader, error) {
+	if p != nil {
+		if zr, ok := p.gzips.Get().(*gzip.Reader); ok {
+			if err := zr.Reset(r); err != nil {
+				p.gzips.Put(zr)
+				return nil, err
+			}
+			return zr, nil
+		}
+	}
+	return gzip.NewReader(r)
+}
+
+// putGzip gives zr back, closed: nothing may read it any more.
+func (p *buffers) putGzip(zr *gzip.Reader) {
+	if p != nil {
+		p.gzips.Put(zr)
+	}
 }
 
 func (p *buffers) reader(r io.Reader) *bufio.Reader {

@@ -27,11 +27,12 @@ func (w *walker) visitGzip(n node, br *bufio.Reader, depth int) {
 	// reads byte by byte); in counts what it pulls, at most a buffer ahead.
 	zbr := w.bufs.reader(in)
 	defer w.bufs.putReader(zbr) // after zr is closed: defers run last first
-	zr, err := gzip.NewReader(zbr)
+	zr, err := w.bufs.gzipReader(zbr)
 	if err != nil {
 		w.report(n.path, gzipError(err))
 		return
 	}
+	defer w.bufs.putGzip(zr) // after it is closed
 	defer zr.Close()
 	w.visitDecompressed(n, zr, in, "gzip", gzipError, depth)
 }

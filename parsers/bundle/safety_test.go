@@ -110,6 +110,46 @@ func TestDirectorySymlinks(t *testing.T) {
 	r.wantContent(t, filepath.Join(root, "to-outside-dir", "secret.log"), "secret\n")
 }
 
+// A walk reuses its gzip decompressors from file to file: each file reads
+// as if alone, whether the one before was whole, cut short, not gzip past
+// its magic bytes, or of two members.
+func TestGzipDecompressorsAreReused(t *testing.T) {
+	dir := t.TempDir()
+	var text strings.Builder
+	for text.Len() < 100<<10 {
+		text.WriteString(scmLine)
+	}
+	whole := gz(t, []byte(text.String()))
+	files := []struct {
+		name    string
+		data    []byte
+		want    string // what it delivers, when it has no problem
+		problem string // what is reported of it
+	}{
+		{"a.log.gz", whole, text.String(), ""},
+		{"b.log.gz", whole[:len(whole)/3], "", "truncated gzip: unexpected EOF"},
+		{"c.log.gz", append([]byte{0x1f, 0x8b}, "not gzip past its magic"...), "", "gzip"},
+		{"d.log.gz", gz(t, []byte("d\n")), "d\n", ""},
+		{"e.log.gz", append(gz(t, []byte("e1\n")), gz(t, []byte("e2\n"))...), "e1\ne2\n", ""},
+		{"f.log.gz", whole, text.String(), ""},
+	}
+	for _, f := range files {
+		writeFile(t, filepath.Join(dir, f.name), f.data)
+	}
+	r := walk(t, Options{}, dir)
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if f.problem != "" {
+			r.wantProblem(t, p, f.problem)
+			continue
+		}
+		r.wantContent(t, p, f.want)
+	}
+	if len(r.problems) != 2 {
+		t.Errorf("problems = %v, want two", r.problems)
+	}
+}
+
 func TestTruncatedGzip(t *testing.T) {
 	dir := t.TempDir()
 	var text strings.Builder
