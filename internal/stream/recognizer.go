@@ -18,7 +18,8 @@ import (
 // reuses one scanner's buffers across files.
 type Recognizer struct {
 	cat     *catalogue.Catalogue
-	scanner *log4j.Scanner
+	scanner *log4j.Scanner    // Scan's, reused from file to file
+	filter  *catalogue.Filter // Scan's, likewise
 	// GapThreshold is the shortest silence in an SCM log reported as a
 	// LogGap signal.
 	GapThreshold time.Duration
@@ -43,7 +44,7 @@ type FileResult struct {
 
 // NewRecognizer returns a Recognizer matching cat's entries.
 func NewRecognizer(cat *catalogue.Catalogue, gapThreshold time.Duration) *Recognizer {
-	return &Recognizer{cat: cat, GapThreshold: gapThreshold}
+	return &Recognizer{cat: cat, filter: cat.Filter(), GapThreshold: gapThreshold}
 }
 
 // source is one stream of a file: the file, or one compose service.
@@ -70,7 +71,7 @@ type Streams interface {
 
 // Scan reads f from rd and pushes its signals into m at wall time now.
 func (r *Recognizer) Scan(f File, rd io.Reader, m Streams, now time.Time) (FileResult, error) {
-	opt := r.options(f, 0)
+	opt := r.options(f, 0, r.filter)
 	if r.scanner == nil {
 		r.scanner = log4j.NewScanner(rd, opt)
 	} else {
@@ -98,7 +99,7 @@ type linePos struct {
 // Follow starts recognising f from its line firstLine (1 for the start of
 // the file) at byte offset, pushing into m.
 func (r *Recognizer) Follow(f File, firstLine int, offset int64, m Streams) *Follower {
-	opt := r.options(f, firstLine-1)
+	opt := r.options(f, firstLine-1, r.cat.Filter())
 	opt.ByteOffset = offset
 	sc := log4j.NewFeeder(opt)
 	return &Follower{fs: r.newFileScan(f, sc, m)}
@@ -159,9 +160,9 @@ func (fl *Follower) OpenPosition() (line int, offset int64, ok bool) {
 	return 0, 0, false
 }
 
-// options are the scanner options for f.
-func (r *Recognizer) options(f File, lineOffset int) log4j.Options {
-	opt := log4j.Options{Location: f.Zone, Candidate: r.cat.Filter().Candidate, Kind: f.Kind, LineOffset: lineOffset}
+// options are the scanner options for f, filtered by filter.
+func (r *Recognizer) options(f File, lineOffset int, filter *catalogue.Filter) log4j.Options {
+	opt := log4j.Options{Location: f.Zone, Candidate: filter.Candidate, Kind: f.Kind, LineOffset: lineOffset}
 	// Silences are evidence of an SCM pause (HDDS-17519); elsewhere they
 	// are ordinary (quiet services log little), so only SCM logs (and
 	// compose captures, which hold SCMs among others) report them.
