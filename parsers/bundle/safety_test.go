@@ -115,23 +115,20 @@ func TestDirectorySymlinks(t *testing.T) {
 // its magic bytes, or of two members.
 func TestGzipDecompressorsAreReused(t *testing.T) {
 	dir := t.TempDir()
-	var text strings.Builder
-	for text.Len() < 100<<10 {
-		text.WriteString(scmLine)
-	}
-	whole := gz(t, []byte(text.String()))
+	text := strings.Repeat(scmLine, 100<<10/len(scmLine)+1)
+	whole := gz(t, []byte(text))
 	files := []struct {
 		name    string
 		data    []byte
 		want    string // what it delivers, when it has no problem
 		problem string // what is reported of it
 	}{
-		{"a.log.gz", whole, text.String(), ""},
+		{"a.log.gz", whole, text, ""},
 		{"b.log.gz", whole[:len(whole)/3], "", "truncated gzip: unexpected EOF"},
 		{"c.log.gz", append([]byte{0x1f, 0x8b}, "not gzip past its magic"...), "", "gzip"},
 		{"d.log.gz", gz(t, []byte("d\n")), "d\n", ""},
 		{"e.log.gz", append(gz(t, []byte("e1\n")), gz(t, []byte("e2\n"))...), "e1\ne2\n", ""},
-		{"f.log.gz", whole, text.String(), ""},
+		{"f.log.gz", whole, text, ""},
 	}
 	for _, f := range files {
 		writeFile(t, filepath.Join(dir, f.name), f.data)
@@ -152,17 +149,14 @@ func TestGzipDecompressorsAreReused(t *testing.T) {
 
 func TestTruncatedGzip(t *testing.T) {
 	dir := t.TempDir()
-	var text strings.Builder
-	for text.Len() < 200<<10 {
-		text.WriteString(scmLine)
-	}
-	full := gz(t, []byte(text.String()))
+	text := strings.Repeat(scmLine, 200<<10/len(scmLine)+1)
+	full := gz(t, []byte(text))
 	cut := filepath.Join(dir, "ozone-hadoop-scm-scm1.log.1.gz")
 	writeFile(t, cut, full[:len(full)/2])
 	r := walk(t, Options{}, cut)
 	r.wantProblem(t, cut, "truncated gzip: unexpected EOF")
 	got := r.content[cut]
-	if len(got) < 1<<10 || !strings.HasPrefix(text.String(), got) {
+	if len(got) < 1<<10 || !strings.HasPrefix(text, got) {
 		t.Errorf("delivered %d bytes of the truncated file, want a non-empty prefix of the original", len(got))
 	}
 	if len(r.problems) != 1 {
@@ -171,7 +165,7 @@ func TestTruncatedGzip(t *testing.T) {
 
 	// Inside a tar.gz cut in the middle of an entry: the entry is reported
 	// once, the entries before it are delivered.
-	tgz := gz(t, tarBytes(t, entry{name: "first.log", body: "first\n"}, entry{name: "second.log", body: text.String()}))
+	tgz := gz(t, tarBytes(t, entry{name: "first.log", body: "first\n"}, entry{name: "second.log", body: text}))
 	a := filepath.Join(dir, "cut.tgz")
 	writeFile(t, a, tgz[:len(tgz)*2/3])
 	r = walk(t, Options{}, a)
@@ -182,7 +176,7 @@ func TestTruncatedGzip(t *testing.T) {
 	}
 
 	// A plain tar cut in the middle of an entry.
-	tr := tarBytes(t, entry{name: "first.log", body: "first\n"}, entry{name: "second.log", body: text.String()})
+	tr := tarBytes(t, entry{name: "first.log", body: "first\n"}, entry{name: "second.log", body: text})
 	p := filepath.Join(dir, "cut.tar")
 	writeFile(t, p, tr[:len(tr)/2])
 	r = walk(t, Options{}, p)
