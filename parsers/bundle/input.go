@@ -122,7 +122,7 @@ func (w *walker) visitFile(n node) {
 
 // visitPath opens a file on disk and visits its content.
 func (w *walker) visitPath(n node) {
-	f, err := os.Open(n.path)
+	f, err := openFile(n.path)
 	if err != nil {
 		w.problem(n.path, openError("file", err))
 		return

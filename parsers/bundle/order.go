@@ -3,7 +3,6 @@ package bundle
 import (
 	"bufio"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -100,7 +99,7 @@ type header struct {
 // file on disk, or zero: when it is not text, nor a gzip stream of text,
 // or cannot be read (its visit says why).
 func (w *walker) firstTime(h *header, l listed) time.Time {
-	f, err := os.Open(l.path)
+	f, err := openFile(l.path)
 	if err != nil {
 		return time.Time{}
 	}
