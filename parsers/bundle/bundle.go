@@ -137,6 +137,7 @@ type walker struct {
 	par      *parallel // in a WalkParallel: files on disk are dispatched
 	bufs     *buffers  // shared by the walkers of one walk
 	listed   []listed  // files on disk found, in a walk ordered by time
+	heads    *heads    // reading the starts of the files listed
 }
 
 // node is a file or archive entry about to be visited.

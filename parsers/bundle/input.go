@@ -12,6 +12,10 @@ import (
 // walkInputs visits the inputs until the walk is done; workers read the
 // starts of files at once in a walk ordered by time.
 func (w *walker) walkInputs(inputs []string, workers int) {
+	if w.opt.FirstTime != nil {
+		w.heads = w.readHeads(workers)
+		defer w.heads.wait() // also when the walk is done early
+	}
 	for _, in := range inputs {
 		if w.done() {
 			return
@@ -19,7 +23,7 @@ func (w *walker) walkInputs(inputs []string, workers int) {
 		w.walkInput(in)
 	}
 	if w.opt.FirstTime != nil {
-		w.walkListed(workers)
+		w.walkListed()
 	}
 }
 
@@ -105,6 +109,7 @@ func (w *walker) file(p, class string, fi fs.FileInfo) {
 	}
 	l := listed{path: p, class: class, size: fi.Size(), mod: fi.ModTime()}
 	if w.opt.FirstTime != nil {
+		w.heads.next <- headJob{i: len(w.listed), l: l}
 		w.listed = append(w.listed, l)
 		return
 	}

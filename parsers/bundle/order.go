@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"path/filepath"
 	"slices"
@@ -12,11 +13,11 @@ import (
 )
 
 // A walk ordered by time (Options.FirstTime) lists the files on disk of
-// all inputs first and reads the first bytes of each (decompressed when it
-// is a gzip stream of one file). It visits the files whose start tells no
-// time first, in name order, then the others by the time of their first
-// record, and tells each of those the first time of the next (File.Next)
-// and every file its place in name order (File.Rank).
+// all inputs first and, while it lists, reads the first bytes of each
+// (decompressed when it is a gzip stream of one file). It visits the files
+// whose start tells no time first, in name order, then the others by the
+// time of their first record, and tells each of those the first time of
+// the next (File.Next) and every file its place in name order (File.Rank).
 // A source that orders records by time (package stream) can then hand on
 // what precedes the next file while the walk goes on, instead of holding
 // everything to its end: rotated logs cover one span of time each.
@@ -41,29 +42,65 @@ func (l *listed) node() node {
 	return node{path: l.path, class: l.class, name: filepath.Base(l.path), size: l.size, mod: l.mod, rank: l.rank}
 }
 
-// walkListed visits the files listed, ordered by time, with workers
-// reading their starts at once.
-func (w *walker) walkListed(workers int) {
-	files := w.listed
-	w.listed = nil
-	for i := range files {
-		files[i].rank = i
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(workers, 1) {
-		wg.Go(func() {
-			h := &header{br: bufio.NewReaderSize(nil, sniffBytes), buf: make([]byte, headBytes)}
-			for i := range next {
-				files[i].first = w.firstTime(h, files[i])
+// heads reads the starts of the files a walk by time lists, with workers,
+// while the listing goes on.
+type heads struct {
+	next  chan headJob
+	wg    sync.WaitGroup
+	found [][]headTime // each worker's
+	done  bool
+}
+
+// headJob is a file listed and its place in walker.listed.
+type headJob struct {
+	i int
+	l listed
+}
+
+// headTime is the time the start of the i-th file listed told.
+type headTime struct {
+	i     int
+	first time.Time
+}
+
+// readHeads starts the workers that read the starts of the files listed.
+func (w *walker) readHeads(workers int) *heads {
+	hs := &heads{next: make(chan headJob, 256), found: make([][]headTime, max(workers, 1))}
+	for k := range hs.found {
+		hs.wg.Go(func() {
+			h := newHeader()
+			for j := range hs.next {
+				hs.found[k] = append(hs.found[k], headTime{j.i, w.firstTime(h, j.l)})
 			}
 		})
 	}
-	for i := range files {
-		next <- i
+	return hs
+}
+
+// wait ends the listing and waits for the workers.
+func (hs *heads) wait() {
+	if !hs.done {
+		close(hs.next)
+		hs.wg.Wait()
+		hs.done = true
 	}
-	close(next)
-	wg.Wait()
+}
+
+// walkListed visits the files listed, ordered by the times their starts
+// told.
+func (w *walker) walkListed() {
+	w.heads.wait()
+	files := w.listed
+	w.listed = nil
+	for _, found := range w.heads.found {
+		for _, t := range found {
+			files[t.i].first = t.first
+		}
+	}
+	w.heads.found = nil
+	for i := range files {
+		files[i].rank = i
+	}
 	// The zero time (no time told) sorts before every other.
 	slices.SortStableFunc(files, func(a, b listed) int { return a.first.Compare(b.first) })
 	for i := 0; i < len(files); i++ {
@@ -90,9 +127,16 @@ const shrinkAfter = 1024
 
 // header holds one reader's buffers for the starts of files.
 type header struct {
-	br  *bufio.Reader
-	zr  *gzip.Reader
-	buf []byte
+	raw  []byte // a file's first bytes
+	text []byte // the first bytes of a gzip stream's content
+	rest *bytes.Reader
+	br   *bufio.Reader
+	zr   *gzip.Reader
+}
+
+func newHeader() *header {
+	return &header{raw: make([]byte, headBytes), text: make([]byte, headBytes), rest: bytes.NewReader(nil),
+		br: bufio.NewReaderSize(nil, sniffBytes)}
 }
 
 // firstTime returns the time Options.FirstTime finds at the start of a
@@ -104,24 +148,27 @@ func (w *walker) firstTime(h *header, l listed) time.Time {
 		return time.Time{}
 	}
 	defer f.Close()
-	h.br.Reset(f)
-	var r io.Reader = h.br
-	head, _ := h.br.Peek(sniffBytes)
-	switch sniff(head).name {
+	// One read takes the start of a plain file (the system calls of ten
+	// thousand files are most of this pass); a gzip stream's is decoded
+	// from what it read and what follows.
+	n, _ := io.ReadFull(f, h.raw)
+	head := h.raw[:n]
+	switch sniff(head[:min(n, sniffBytes)]).name {
 	case "":
 	case "gzip":
+		h.rest.Reset(head)
+		h.br.Reset(io.MultiReader(h.rest, f))
 		if h.zr == nil {
 			h.zr = new(gzip.Reader)
 		}
 		if h.zr.Reset(h.br) != nil {
 			return time.Time{}
 		}
-		r = h.zr
+		n, _ = io.ReadFull(h.zr, h.text)
+		head = h.text[:n]
 	default:
 		return time.Time{}
 	}
-	n, _ := io.ReadFull(r, h.buf)
-	head = h.buf[:n]
 	if sniff(head).name != "" {
 		return time.Time{} // an archive, or not text
 	}
