@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -604,56 +605,15 @@ func (p *Pipeline) finishCoverage() Coverage {
 	// In name order: files on disk are read in the order of their times.
 	p.cov.Files.sortByRank()
 	cov := p.cov
-	cov.Totals.Signals = p.merger.Stats().Released
 	cov.Offsets = p.merger.Offsets()
-	hosts := map[string]*HostCoverage{}
-	present := map[parsers.Component]bool{}
-	for fc := range cov.Files.All() {
-		present[parsers.Component(fc.Component)] = true
-		t := &cov.Totals
-		t.Files++
-		t.Bytes += fc.Bytes
-		t.Lines += fc.Lines
-		t.Records += fc.Records
-		t.Unparsed += fc.Unparsed
-		t.Truncated += fc.Truncated
-		t.Damaged += fc.Damaged
-		t.Samples += fc.Samples
-		if !fc.First.IsZero() && (cov.Start.IsZero() || fc.First.Before(cov.Start)) {
-			cov.Start = fc.First
-		}
-		if fc.Last.After(cov.End) {
-			cov.End = fc.Last
-		}
-		name := fc.Host
-		if name == "" {
-			name = "(unknown host)"
-		}
-		// "scm1" (a directory) and "scm1.example.com" (a file name) are one host.
-		hc, ok := hosts[detectors.ShortHost(name)]
-		if !ok {
-			hc = &HostCoverage{Host: name}
-			hosts[detectors.ShortHost(name)] = hc
-		}
-		if len(name) > len(hc.Host) {
-			hc.Host = name
-		}
-		hc.Files++
-		hc.Records += fc.Records
-		if fc.Component != "" && !slices.Contains(hc.Components, fc.Component) {
-			hc.Components = append(hc.Components, fc.Component)
-		}
-		if !fc.First.IsZero() && (hc.First.IsZero() || fc.First.Before(hc.First)) {
-			hc.First = fc.First
-		}
-		if fc.Last.After(hc.Last) {
-			hc.Last = fc.Last
-		}
-	}
+	sums := &cov.Files.sums
+	cov.Totals, cov.Start, cov.End = sums.totals, sums.start, sums.end
+	cov.Totals.Signals = p.merger.Stats().Released
 	cov.Hosts = []HostCoverage{}
-	for _, hc := range hosts {
-		sort.Strings(hc.Components)
-		cov.Hosts = append(cov.Hosts, *hc)
+	for _, hc := range sums.hosts {
+		h := *hc
+		h.Components = slices.Sorted(slices.Values(h.Components))
+		cov.Hosts = append(cov.Hosts, h)
 	}
 	sort.Slice(cov.Hosts, func(i, j int) bool { return cov.Hosts[i].Host < cov.Hosts[j].Host })
 	cov.Settings = []Setting{}
@@ -665,6 +625,8 @@ func (p *Pipeline) finishCoverage() Coverage {
 			}
 		}
 	}
+	present := map[parsers.Component]bool{}
+	maps.Copy(present, sums.present)
 	cov.Detectors = p.detectorCoverage(present)
 	cov.State, cov.Stream = p.stateCoverage()
 	cov.Versions = p.versionCoverage()

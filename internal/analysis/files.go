@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"time"
 	"unsafe"
 
+	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/diskstore"
+	"github.com/ozdoctor/ozdoctor/parsers"
 )
 
 // Files is the coverage of every file read. A bundle run of many files
@@ -19,6 +22,71 @@ import (
 type Files struct {
 	spill *fileSpill     // the list's start, if it went to a file
 	list  []FileCoverage // the rest, in memory
+	sums  fileSums       // summed as files are added: the list is not read back for them
+}
+
+// fileSums is what the coverage sums up over the files.
+type fileSums struct {
+	totals     Totals // but Signals, which the merger counts
+	start, end time.Time
+	hosts      map[string]*HostCoverage // by detectors.ShortHost
+	present    map[parsers.Component]bool
+}
+
+// add counts fc.
+func (s *fileSums) add(fc *FileCoverage) {
+	if s.hosts == nil {
+		s.hosts, s.present = map[string]*HostCoverage{}, map[parsers.Component]bool{}
+	}
+	s.present[parsers.Component(fc.Component)] = true
+	t := &s.totals
+	t.Files++
+	t.Bytes += fc.Bytes
+	t.Lines += fc.Lines
+	t.Records += fc.Records
+	t.Unparsed += fc.Unparsed
+	t.Truncated += fc.Truncated
+	t.Damaged += fc.Damaged
+	t.Samples += fc.Samples
+	s.start = earliest(s.start, fc.First)
+	s.end = latest(s.end, fc.Last)
+	name := fc.Host
+	if name == "" {
+		name = "(unknown host)"
+	}
+	// "scm1" (a directory) and "scm1.example.com" (a file name) are one
+	// host, named by its longest name (the least of those as long).
+	hc, ok := s.hosts[detectors.ShortHost(name)]
+	if !ok {
+		hc = &HostCoverage{Host: name}
+		s.hosts[detectors.ShortHost(name)] = hc
+	}
+	if len(name) > len(hc.Host) || len(name) == len(hc.Host) && name < hc.Host {
+		hc.Host = name
+	}
+	hc.Files++
+	hc.Records += fc.Records
+	if fc.Component != "" && !slices.Contains(hc.Components, fc.Component) {
+		hc.Components = append(hc.Components, fc.Component)
+	}
+	hc.First = earliest(hc.First, fc.First)
+	hc.Last = latest(hc.Last, fc.Last)
+}
+
+// earliest returns the earlier of a and b, the zero time meaning none.
+func earliest(a, b time.Time) time.Time {
+	if b.IsZero() || !a.IsZero() && !b.Before(a) {
+		return a
+	}
+	return b
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // fileSpill is the part of a list written to a temporary file.
@@ -35,7 +103,13 @@ type fileRef struct {
 }
 
 // FilesOf returns a list of the files fcs.
-func FilesOf(fcs []FileCoverage) Files { return Files{list: fcs} }
+func FilesOf(fcs []FileCoverage) Files {
+	fs := Files{list: fcs}
+	for i := range fcs {
+		fs.sums.add(&fcs[i])
+	}
+	return fs
+}
 
 // Len returns how many files the list holds.
 func (fs *Files) Len() int {
@@ -84,6 +158,7 @@ func (fs *Files) Err() error {
 // not positive) the list goes to a temporary file in dir; what cannot be
 // written there stays in memory.
 func (fs *Files) add(fc FileCoverage, limit int64, dir string) {
+	fs.sums.add(&fc)
 	fs.list = append(fs.list, fc)
 	if limit > 0 && int64(len(fs.list))*fileCost >= limit && (fs.spill == nil || !fs.spill.failed) {
 		fs.flush(dir)
@@ -141,6 +216,10 @@ func (fs Files) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads an array into memory.
 func (fs *Files) UnmarshalJSON(b []byte) error {
-	*fs = Files{}
-	return json.Unmarshal(b, &fs.list)
+	var fcs []FileCoverage
+	if err := json.Unmarshal(b, &fcs); err != nil {
+		return err
+	}
+	*fs = FilesOf(fcs)
+	return nil
 }

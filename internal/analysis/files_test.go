@@ -3,8 +3,12 @@ package analysis
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/ozdoctor/ozdoctor/parsers"
 )
 
 // filesOf adds n files whose ranks run backwards, with a limit that sends
@@ -69,5 +73,53 @@ func TestFilesSpillFailures(t *testing.T) {
 	}
 	if _, err := json.Marshal(fs); err == nil {
 		t.Fatal("a list that cannot be read back marshals without an error")
+	}
+}
+
+// The sums of a list are kept as files are added, whether they then went
+// to the temporary file or not, and come back the same from FilesOf and
+// from JSON.
+func TestFileSums(t *testing.T) {
+	at := func(h int) time.Time { return time.Date(2026, 8, 1, h, 0, 0, 0, time.UTC) }
+	fcs := []FileCoverage{
+		{Path: "scm1/a.log", Host: "scm1", Component: "scm", Bytes: 10, Lines: 3, Records: 2, First: at(5), Last: at(6)},
+		{Path: "c.log", Host: "scm1.example.org", Component: "om", Lines: 4, Records: 4, First: at(7), Last: at(9), Truncated: 2},
+		{Path: "b.log", Host: "scm1.example.com", Component: "scm", Bytes: 1, Lines: 1, Records: 1, First: at(2), Last: at(3), Damaged: 1, Unparsed: 1},
+		{Path: "d.log", Host: "dn1", Component: "datanode", Records: 5, Samples: 6}, // no time told
+		{Path: "e.out", Component: "", Lines: 1, Last: at(10)},
+	}
+	var fs Files
+	dir := t.TempDir()
+	for _, fc := range fcs {
+		fs.add(fc, 2*fileCost, dir)
+	}
+	if fs.spill == nil {
+		t.Fatal("nothing went to the temporary file")
+	}
+	want := fileSums{
+		totals: Totals{Files: 5, Bytes: 11, Lines: 9, Records: 12, Unparsed: 1, Truncated: 2, Damaged: 1, Samples: 6},
+		start:  at(2), end: at(10),
+		hosts: map[string]*HostCoverage{
+			"scm1":           {Host: "scm1.example.com", Components: []string{"scm", "om"}, Files: 3, Records: 7, First: at(2), Last: at(9)},
+			"dn1":            {Host: "dn1", Components: []string{"datanode"}, Files: 1, Records: 5},
+			"(unknown host)": {Host: "(unknown host)", Files: 1, Last: at(10)},
+		},
+		present: map[parsers.Component]bool{"scm": true, "om": true, "datanode": true, "": true},
+	}
+	b, err := json.Marshal(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON Files
+	if err := json.Unmarshal(b, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]fileSums{"added": fs.sums, "FilesOf": FilesOf(fcs).sums, "JSON": fromJSON.sums} {
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: sums %+v, want %+v", name, got, want)
+			for k, h := range got.hosts {
+				t.Logf("%s: host %q: %+v", name, k, *h)
+			}
+		}
 	}
 }
