@@ -288,17 +288,19 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 	limit, bounded := m.watermark(now)
 	for len(m.heap) > 0 && (!bounded || !m.heap[0].at.After(limit)) {
 		slot := m.heap[0].slot
-		it := m.queue[slot]
-		if next, ok := m.taken(&it); ok {
-			m.queue[slot] = next // a run's next signal takes its head's place
+		it := &m.queue[slot]
+		m.out = it.sig // the one copy of a signal released
+		at := it.at
+		if next, ok := m.taken(it); ok {
+			*it = next // a run's next signal takes its head's place
 			m.heap[0] = next.entry(slot)
 			m.heap.down(0)
 		} else {
-			m.queue[slot] = item{} // let go of its text
+			*it = item{} // let go of its text
 			m.free = append(m.free, slot)
 			m.heap.pop()
 		}
-		m.emit(it, emit)
+		m.emit(at, emit)
 		if m.refreshOffsets() && bounded {
 			limit, _ = m.watermark(now)
 		}
@@ -363,10 +365,12 @@ func (m *Merger) releaseUntimed(emit func(*catalogue.Signal)) {
 	m.untimed = m.untimed[:0]
 }
 
-func (m *Merger) emit(it item, emit func(*catalogue.Signal)) {
-	m.out = it.sig
+// emit hands on m.out, a signal released, at its time on the reference
+// clock at.
+func (m *Merger) emit(at time.Time, emit func(*catalogue.Signal)) {
 	s := &m.out
-	s.Time = it.at
+	own := s.Time // on the host's own clock
+	s.Time = at
 	if !m.opt.Since.IsZero() && s.Time.Before(m.opt.Since) || !m.opt.Until.IsZero() && s.Time.After(m.opt.Until) {
 		m.stats.Filtered++
 		return
@@ -377,7 +381,9 @@ func (m *Merger) emit(it item, emit func(*catalogue.Signal)) {
 		m.clock = s.Time
 	}
 	m.stats.Released++
-	m.skew.Observe(&it.sig) // on the host's own clock
+	s.Time = own
+	m.skew.Observe(s)
+	s.Time = at
 	emit(s)
 }
 
