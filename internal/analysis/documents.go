@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -191,7 +190,7 @@ func (f *DocumentFeed) Silences(silences []parsers.Silence) {
 		p.merger.Push(id, catalogue.Signal{
 			Kind: catalogue.LogGap, Time: s.To, Duration: s.To.Sub(s.From), Host: s.Host, Component: comp,
 			Origin: parsers.Origin{File: s.Host + ":" + s.Path},
-			Text:   fmt.Sprintf("no record for %s (%s to %s)", s.To.Sub(s.From), s.From.Format(time.RFC3339), s.To.Format(time.RFC3339)),
+			Text:   catalogue.GapText(s.From, s.To),
 		}, time.Time{})
 	}
 	for _, id := range ids {

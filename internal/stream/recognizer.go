@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"fmt"
 	"io"
 	"time"
 
@@ -252,7 +251,7 @@ func (fs *fileScan) sendGaps(upTo, now time.Time) {
 			Kind: catalogue.LogGap, Time: g.To, Duration: g.To.Sub(g.From),
 			Host: src.host, Component: src.component,
 			Origin: parsers.Origin{File: fs.f.Path, Line: g.Line},
-			Text:   fmt.Sprintf("no record for %s (%s to %s)", g.To.Sub(g.From), g.From.Format(time.RFC3339), g.To.Format(time.RFC3339)),
+			Text:   catalogue.GapText(g.From, g.To),
 		}, now)
 	}
 }

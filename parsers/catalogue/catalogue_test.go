@@ -302,3 +302,24 @@ func FuzzParseDatanode(f *testing.F) {
 		}
 	})
 }
+
+// GapText writes what fmt would, in fewer allocations.
+func TestGapText(t *testing.T) {
+	india := time.FixedZone("IST", 5*3600+1800)
+	from := time.Date(2026, 8, 23, 10, 59, 57, 338_000_000, time.UTC)
+	for _, to := range []time.Time{
+		from.Add(10*time.Minute + 22662*time.Millisecond),
+		from.Add(48 * time.Hour),
+		from.Add(time.Nanosecond),
+		from.In(india).Add(90 * time.Second),
+		time.Date(12026, 1, 1, 0, 0, 0, 0, india),
+	} {
+		want := fmt.Sprintf("no record for %s (%s to %s)", to.Sub(from), from.Format(time.RFC3339), to.Format(time.RFC3339))
+		if got := GapText(from, to); got != want {
+			t.Errorf("GapText = %q, want %q", got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { GapText(from, from.Add(time.Minute)) }); n > 2 {
+		t.Errorf("%v allocations, want at most 2", n)
+	}
+}

@@ -3,6 +3,7 @@ package catalogue
 import (
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
 )
@@ -24,6 +25,21 @@ const (
 	// after the silence, Duration = its length, Origin = that record.
 	LogGap Kind = "log_gap"
 )
+
+// GapText is the text of a LogGap signal for a silence from from to to:
+// "no record for 1m30s (2026-08-01T10:00:00Z to 2026-08-01T10:01:30Z)". A
+// log that is quiet most of the time has a silence per record, so it is
+// built with one allocation beyond the duration's.
+func GapText(from, to time.Time) string {
+	var buf [96]byte
+	b := append(buf[:0], "no record for "...)
+	b = append(b, to.Sub(from).String()...)
+	b = append(b, " ("...)
+	b = from.AppendFormat(b, time.RFC3339)
+	b = append(b, " to "...)
+	b = to.AppendFormat(b, time.RFC3339)
+	return string(append(b, ')'))
+}
 
 // ServiceComponent maps the class named in STARTUP_MSG/SHUTDOWN_MSG to a component.
 func ServiceComponent(service string) parsers.Component {
