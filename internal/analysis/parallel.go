@@ -113,7 +113,7 @@ func (tr *turnRecord) goLive() {
 		if c := &tr.pending[i]; c.fn != nil {
 			c.fn()
 		} else {
-			tr.p.merger.Push(c.s.ids[c.id], c.sig, c.now)
+			tr.p.merger.PushRef(c.s.ids[c.id], &c.sig, c.now)
 		}
 	}
 	tr.budget.spent.Add(-tr.cost)

@@ -221,7 +221,7 @@ func (m *Merger) settle() {
 				continue
 			}
 			m.catchUp(&it, w.spill)
-			m.enqueue(it)
+			m.enqueue(&it)
 		}
 	} else {
 		first := len(sp.runs)
@@ -232,7 +232,7 @@ func (m *Merger) settle() {
 		sp.stats.Runs += len(w.runs)
 		for r := first; r < len(sp.runs); r++ {
 			if it, ok := m.next(int32(r + 1)); ok {
-				m.enqueue(it)
+				m.enqueue(&it)
 			}
 		}
 	}
