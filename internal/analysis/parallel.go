@@ -90,17 +90,18 @@ func (tr *turnRecord) do(fn func()) {
 		fn()
 		return
 	}
-	tr.keep(call{fn: fn})
+	tr.keep().fn = fn
 }
 
-// keep appends c to the pending calls.
-func (tr *turnRecord) keep(c call) {
+// keep appends a call to the pending ones and returns it, to be filled.
+func (tr *turnRecord) keep() *call {
 	if tr.pending == nil {
 		if l, _ := tr.records.Get().(*[]call); l != nil {
 			tr.pending = *l
 		}
 	}
-	tr.pending = append(tr.pending, c)
+	tr.pending = append(tr.pending, call{})
+	return &tr.pending[len(tr.pending)-1]
 }
 
 // goLive waits for the turn and runs what was pending.
@@ -154,10 +155,11 @@ func (s *turnStreams) Relabel(id stream.ID, host string, comp parsers.Component)
 
 func (s *turnStreams) Push(id stream.ID, sig catalogue.Signal, now time.Time) {
 	if s.tr.live {
-		s.tr.p.merger.Push(s.ids[id], sig, now)
+		s.tr.p.merger.PushRef(s.ids[id], &sig, now)
 		return
 	}
-	s.tr.keep(call{s: s, id: id, sig: sig, now: now})
+	c := s.tr.keep()
+	c.s, c.id, c.sig, c.now = s, id, sig, now
 	s.tr.spend(stream.Cost(&sig))
 }
 
