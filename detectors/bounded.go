@@ -40,6 +40,7 @@ type Bounded[K comparable, V any] struct {
 	order   []stamped[K] // in eviction order; entries whose seq is stale are skipped
 	seq     uint64
 	evicted int64
+	walking int `state:"-"` // iterations under way: order is not compacted in place
 }
 
 type slot[V any] struct {
@@ -168,16 +169,26 @@ func (b *Bounded[K, V]) popFront() (K, V, bool) {
 	return k, v, false
 }
 
-// compact drops stale order entries once they outnumber the live ones.
+// compact drops stale order entries once they outnumber the live ones: in
+// place, so that a small map touched on every signal does not allocate a
+// new order and grow it again every few touches; into a new slice while an
+// iteration, which goes on over the old one, is under way.
 func (b *Bounded[K, V]) compact() {
 	if len(b.order) <= 2*len(b.m)+16 {
 		return
 	}
-	live := make([]stamped[K], 0, len(b.m))
+	inPlace := b.walking == 0
+	live := b.order[:0]
+	if !inPlace {
+		live = make([]stamped[K], 0, len(b.m))
+	}
 	for _, st := range b.order {
 		if s, ok := b.m[st.Key]; ok && s.Seq == st.Seq {
 			live = append(live, st)
 		}
+	}
+	if inPlace {
+		clear(b.order[len(live):]) // let go of the keys left behind
 	}
 	b.order = live
 }
@@ -186,6 +197,8 @@ func (b *Bounded[K, V]) compact() {
 // changed during the iteration except by deleting the current entry.
 func (b *Bounded[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
+		b.walking++
+		defer func() { b.walking-- }()
 		for _, st := range b.order {
 			if s, ok := b.m[st.Key]; ok && s.Seq == st.Seq {
 				if !yield(st.Key, s.Val) {

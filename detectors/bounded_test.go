@@ -1,6 +1,7 @@
 package detectors
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -85,6 +86,50 @@ func TestBoundedDeleteAndCompact(t *testing.T) {
 	}
 	if _, _, ok := b.Oldest(); ok {
 		t.Error("oldest of an empty map")
+	}
+}
+
+// A small map touched again and again keeps its order without allocating,
+// and an iteration that deletes as it goes (compacting the order) still
+// visits every entry once.
+func TestBoundedTouchesInPlace(t *testing.T) {
+	b := NewBounded[string, int](8, EvictLeastRecent)
+	keys := []string{"scm1", "scm2", "scm3"}
+	for i, k := range keys {
+		b.Put(k, i)
+	}
+	touch := func() {
+		for _, k := range keys {
+			b.Put(k, 0)
+		}
+	}
+	for range 100 {
+		touch() // the order reaches its final capacity
+	}
+	// A hundred touches a run: the order is compacted several times.
+	if n := testing.AllocsPerRun(10, func() {
+		for range 33 {
+			touch()
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per 99 touches, want 0", n)
+	}
+	if got := b.Keys(); !slices.Equal(got, keys) {
+		t.Errorf("order %v, want %v", got, keys)
+	}
+
+	for i := range 40 {
+		b.Put(fmt.Sprint("k", i), i) // evicts; the order holds stale entries
+	}
+	var seen []string
+	for k := range b.All() {
+		seen = append(seen, k)
+		b.Delete(k)
+		b.compact() // as a Delete past the threshold would
+	}
+	want := []string{"k32", "k33", "k34", "k35", "k36", "k37", "k38", "k39"}
+	if !slices.Equal(seen, want) || b.Len() != 0 {
+		t.Errorf("visited %v (left %d), want %v", seen, b.Len(), want)
 	}
 }
 
