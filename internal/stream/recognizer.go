@@ -172,7 +172,7 @@ func (r *Recognizer) options(f File, lineOffset int, filter *catalogue.Filter) l
 }
 
 // fileScan is the recognition of one file: its streams (the file, or each
-// service of a docker-compose capture) and the silences sent so far.
+// service of a docker-compose capture).
 type fileScan struct {
 	r         *Recognizer
 	f         File
@@ -180,7 +180,6 @@ type fileScan struct {
 	m         Streams
 	order     []*source // in the order opened
 	byService map[string]*source
-	gapsSent  int
 	signals   []catalogue.Signal // a record's, reused: they are pushed by value
 }
 
@@ -237,11 +236,13 @@ func (fs *fileScan) drain(now time.Time) {
 	}
 }
 
-// sendGaps pushes the silences found up to upTo (zero: all of them).
+// sendGaps pushes the silences found up to upTo (zero: all of them), and
+// has the scanner forget them: a quiet log has a silence per record.
 func (fs *fileScan) sendGaps(upTo, now time.Time) {
 	gaps := fs.sc.Gaps()
-	for ; fs.gapsSent < len(gaps) && (upTo.IsZero() || !gaps[fs.gapsSent].To.After(upTo)); fs.gapsSent++ {
-		g := gaps[fs.gapsSent]
+	sent := 0
+	for ; sent < len(gaps) && (upTo.IsZero() || !gaps[sent].To.After(upTo)); sent++ {
+		g := gaps[sent]
 		src := fs.source(g.Service, now)
 		if src.component != parsers.ComponentSCM && src.component != parsers.ComponentUnknown {
 			continue
@@ -254,6 +255,7 @@ func (fs *fileScan) sendGaps(upTo, now time.Time) {
 			Text:   catalogue.GapText(g.From, g.To),
 		}, now)
 	}
+	fs.sc.ForgetGaps(sent)
 }
 
 // close sends the last silences, closes the file's streams and returns

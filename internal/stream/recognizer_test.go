@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 	"time"
@@ -75,5 +76,47 @@ func TestFollowersMoveWatermarksWithOrdinaryLines(t *testing.T) {
 	release(wall)
 	if want := []string{"scm1 10:00:20"}; !slices.Equal(released, want) {
 		t.Fatalf("released %v, want %v", released, want)
+	}
+}
+
+// A quiet log has a silence per record: every one is pushed, past the
+// thousand a scanner keeps at a time, as long as no thousand come between
+// two records with signals (they are pushed after the next such record).
+func TestEverySilenceIsPushed(t *testing.T) {
+	cat, err := catalogue.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const lines, every = 2500, 500 // a pause line every 500 lines
+	var text bytes.Buffer
+	for i := range lines {
+		at := t0.Add(time.Duration(i) * 20 * time.Second)
+		if i%every == every-1 {
+			text.Write(pauseLine(at, "scm1"))
+		} else {
+			text.Write(ordinaryLine(at))
+		}
+		text.WriteByte('\n')
+	}
+	r := NewRecognizer(cat, 10*time.Second)
+	m := NewMerger(Options{})
+	f := File{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: parsers.ComponentSCM, Kind: parsers.KindLog}
+	res, err := r.Scan(f, &text, m, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var silences []time.Time
+	m.Drain(func(s *catalogue.Signal) {
+		if s.Kind == catalogue.LogGap {
+			silences = append(silences, s.Time)
+		}
+	})
+	pauses := int64(lines / every)
+	if len(silences) != lines-1 || res.Signals != lines-1+pauses || res.Stats.GapsDropped != 0 {
+		t.Fatalf("%d silences pushed, %d signals, %d dropped; want %d, %d, 0",
+			len(silences), res.Signals, res.Stats.GapsDropped, lines-1, lines-1+pauses)
+	}
+	if last := t0.Add((lines - 1) * 20 * time.Second); !silences[lines-2].Equal(last) {
+		t.Errorf("last silence ends at %v, want %v", silences[lines-2], last)
 	}
 }

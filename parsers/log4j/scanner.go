@@ -71,8 +71,8 @@ type Stats struct {
 	Damaged      int64
 	DamagedLines []int     // the first few damaged lines' numbers
 	First, Last  time.Time // earliest and latest event time of all records
-	Gaps         []Gap     // at most maxGaps, in the order found
-	GapsDropped  int64     // gaps found beyond maxGaps
+	Gaps         []Gap     // at most maxGaps kept, in the order found
+	GapsDropped  int64     // gaps found while maxGaps were kept
 	// Services holds per-service figures of a docker-compose capture (nil
 	// for other files).
 	Services map[string]ServiceStats
@@ -96,7 +96,7 @@ const (
 	defaultMaxRecord = 1 << 20
 	readBufferSize   = 1 << 20
 	sniffRecords     = 64   // records whose layouts are voted on
-	maxGaps          = 1000 // gaps kept in Stats.Gaps
+	maxGaps          = 1000 // gaps kept in Stats.Gaps (see ForgetGaps)
 	maxStreams       = 1024 // compose services tracked separately
 	maxInterned      = 8192 // distinct logger and thread names kept
 	keepMsgCap       = 64 << 10
@@ -291,6 +291,12 @@ func (s *Scanner) Err() error { return s.err }
 // Gaps returns the silences found so far, in the order found; the slice is
 // the scanner's own: read it before the next call to Next.
 func (s *Scanner) Gaps() []Gap { return s.st.Gaps }
+
+// ForgetGaps drops the first n silences of Gaps, which its caller has
+// handed on: the limit of maxGaps then bounds those kept, not those found.
+func (s *Scanner) ForgetGaps(n int) {
+	s.st.Gaps = append(s.st.Gaps[:0], s.st.Gaps[n:]...)
+}
 
 // Stats returns what the scanner has read so far.
 func (s *Scanner) Stats() Stats {
