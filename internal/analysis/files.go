@@ -56,10 +56,11 @@ func (s *fileSums) add(fc *FileCoverage) {
 	}
 	// "scm1" (a directory) and "scm1.example.com" (a file name) are one
 	// host, named by its longest name (the least of those as long).
-	hc, ok := s.hosts[detectors.ShortHost(name)]
+	short := detectors.ShortHost(name)
+	hc, ok := s.hosts[short]
 	if !ok {
 		hc = &HostCoverage{Host: name}
-		s.hosts[detectors.ShortHost(name)] = hc
+		s.hosts[short] = hc
 	}
 	if len(name) > len(hc.Host) || len(name) == len(hc.Host) && name < hc.Host {
 		hc.Host = name

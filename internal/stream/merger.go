@@ -388,21 +388,18 @@ func (m *Merger) releaseUntimed(emit func(*catalogue.Signal)) {
 // emit hands on m.out, a signal released, at its time on the reference
 // clock at.
 func (m *Merger) emit(at time.Time, emit func(*catalogue.Signal)) {
-	s := &m.out
-	own := s.Time // on the host's own clock
-	s.Time = at
-	if !m.opt.Since.IsZero() && s.Time.Before(m.opt.Since) || !m.opt.Until.IsZero() && s.Time.After(m.opt.Until) {
+	if !m.opt.Since.IsZero() && at.Before(m.opt.Since) || !m.opt.Until.IsZero() && at.After(m.opt.Until) {
 		m.stats.Filtered++
 		return
 	}
-	if s.Time.Before(m.clock) {
+	if at.Before(m.clock) {
 		m.stats.Late++
 	} else {
-		m.clock = s.Time
+		m.clock = at
 	}
 	m.stats.Released++
-	s.Time = own
-	m.skew.Observe(s)
+	s := &m.out
+	m.skew.Observe(s) // on the host's own clock
 	s.Time = at
 	emit(s)
 }

@@ -161,8 +161,9 @@ func TestMergerAppliesOffsetsLearnedFromReleasedSignals(t *testing.T) {
 	for _, h := range []string{"om1", "om2", "om3"} {
 		ids = append(ids, m.Open(h, parsers.ComponentOM, time.Time{}))
 	}
-	// om3's clock runs 5s ahead; three shared configuration entries.
-	for i := int64(0); i < 3; i++ {
+	// om3's clock runs 5s ahead; eight shared configuration entries, most of
+	// them released after the offset applied.
+	for i := int64(0); i < 8; i++ {
 		for j, h := range []string{"om1", "om2", "om3"} {
 			at := time.Duration(i)*time.Minute + time.Duration(j)*time.Millisecond
 			if h == "om3" {
@@ -182,10 +183,19 @@ func TestMergerAppliesOffsetsLearnedFromReleasedSignals(t *testing.T) {
 	if off := m.Offsets(); len(off) != 2 || off[1].Host != "om3" || !off[1].Applied {
 		t.Errorf("offsets %+v", off)
 	}
-	// The first shared entry of om3 came before any estimate: its own clock.
+	// The first shared entries of om3 came before any estimate: its own
+	// clock. Every later one is on the reference clock, which holds only if
+	// the estimate goes on learning on om3's own clock.
 	for _, s := range got {
-		if s.Host == "om3" && s.Kind == catalogue.OMConfChanged && s.Index == 0 && !s.Time.Equal(t0.Add(5*time.Second+2*time.Millisecond)) {
+		if s.Host != "om3" || s.Kind != catalogue.OMConfChanged {
+			continue
+		}
+		ref := t0.Add(time.Duration(s.Index)*time.Minute + 2*time.Millisecond)
+		switch d := s.Time.Sub(ref); {
+		case s.Index == 0 && d != 5*time.Second:
 			t.Errorf("om3's first entry moved before its offset was known: %s", s.Time)
+		case s.Index >= 2 && (d > 10*time.Millisecond || d < -10*time.Millisecond):
+			t.Errorf("om3's entry %d not on the reference clock: %s", s.Index, s.Time)
 		}
 	}
 }

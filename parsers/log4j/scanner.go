@@ -295,7 +295,9 @@ func (s *Scanner) Gaps() []Gap { return s.st.Gaps }
 // ForgetGaps drops the first n silences of Gaps, which its caller has
 // handed on: the limit of maxGaps then bounds those kept, not those found.
 func (s *Scanner) ForgetGaps(n int) {
-	s.st.Gaps = append(s.st.Gaps[:0], s.st.Gaps[n:]...)
+	if n > 0 {
+		s.st.Gaps = append(s.st.Gaps[:0], s.st.Gaps[n:]...)
+	}
 }
 
 // Stats returns what the scanner has read so far.
