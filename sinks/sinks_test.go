@@ -36,7 +36,7 @@ func report() *Report {
 			Hosts: []analysis.HostCoverage{{Host: "scm1", Components: []string{"scm"}, Files: 1}},
 			Files: analysis.FilesOf([]analysis.FileCoverage{{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: "scm", Kind: "log",
 				Layout: "L1", Bytes: 2048, Lines: 30, Records: 25, Signals: 25, First: t0, Last: t0.Add(24 * time.Second)},
-				{Path: "scm1/ozone-hadoop-scm-scm1.log.1.gz", Host: "scm1", Component: "scm", Kind: "log", Truncated: 1,
+				{Path: "scm1/ozone-hadoop-scm-scm1.log.1.gz", Host: "scm1", Component: "scm", Kind: "log", Truncated: 1, SilencesDropped: 4,
 					Damaged: 2, DamagedLines: []int{3, 9}, Note: "gzip: unexpected EOF"}}),
 			Skipped:   []bundle.Problem{{Path: "b.tgz!/../evil", Reason: "path escapes the bundle"}},
 			Detectors: []analysis.DetectorCoverage{{Name: "c", Defect: "HDDS-1", Ran: true}, {Name: "o", Defect: "HDDS-3", Reason: "no om logs in the input"}}},
@@ -66,7 +66,8 @@ func TestTextPutsCriticalFirstAndBoundsEvidence(t *testing.T) {
 		t.Errorf("evidence not bounded to 10 lines per finding:\n%s", out)
 	}
 	for _, want := range []string{"resolved at 2026-08-23 12:00:00 UTC", "containers: #7", "dn1 (u1)", "1. step one\n         second line",
-		"a: 1\n      b: 2", "b.tgz!/../evil: path escapes the bundle", "did not run: no om logs in the input", "time zone: UTC"} {
+		"a: 1\n      b: 2", "b.tgz!/../evil: path escapes the bundle", "did not run: no om logs in the input", "time zone: UTC",
+		"4 short silences left out"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q", want)
 		}

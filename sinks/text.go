@@ -156,7 +156,8 @@ func lineList(lines []int, total int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// readProblems says what of a file could not be read ("" when all was).
+// readProblems says what of a file could not be read or was left out (""
+// when nothing was).
 func readProblems(f analysis.FileCoverage) string {
 	var parts []string
 	if f.Unparsed > 0 {
@@ -170,6 +171,9 @@ func readProblems(f analysis.FileCoverage) string {
 	}
 	if f.Truncated > 0 {
 		parts = append(parts, fmt.Sprintf("%d truncated lines", f.Truncated))
+	}
+	if f.SilencesDropped > 0 {
+		parts = append(parts, fmt.Sprintf("%d short silences left out (over a thousand between two signals)", f.SilencesDropped))
 	}
 	if f.Note != "" && (f.Note == "no known log layout" || strings.Contains(f.Note, " unknown: ") || len(parts) > 0) {
 		parts = append(parts, f.Note)

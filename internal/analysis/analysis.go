@@ -539,7 +539,7 @@ func (p *Pipeline) scan(f bundle.File, rd io.Reader, recog *stream.Recognizer, t
 	}
 	fc.Layout = stats.Layout
 	fc.Lines, fc.Records, fc.Unparsed, fc.Truncated, fc.Binary = stats.Lines, stats.Records, stats.Unparsed, stats.Truncated, stats.Binary
-	fc.Damaged, fc.DamagedLines = stats.Damaged, stats.DamagedLines
+	fc.Damaged, fc.DamagedLines, fc.SilencesDropped = stats.Damaged, stats.DamagedLines, stats.GapsDropped
 	fc.First, fc.Last = stats.First, stats.Last
 	if len(stats.Services) > 0 {
 		fc.Note = fmt.Sprintf("docker-compose capture of %d services", len(stats.Services))

@@ -108,13 +108,17 @@ type FileCoverage struct {
 	Binary    int64  `json:"binary"`
 	// Damaged lines look hand-edited (an impossible timestamp, an elided
 	// "..."): counted in Unparsed too, never folded into a record.
-	Damaged      int64     `json:"damaged,omitempty"`
-	DamagedLines []int     `json:"damaged_lines,omitempty"` // the first few
-	Samples      int64     `json:"samples,omitempty"`
-	First        time.Time `json:"first"`
-	Last         time.Time `json:"last"`
-	Note         string    `json:"note,omitempty"`
-	rank         int       // its file on disk in name order (bundle.File.Rank)
+	Damaged      int64 `json:"damaged,omitempty"`
+	DamagedLines []int `json:"damaged_lines,omitempty"` // the first few
+	// SilencesDropped are silences of an SCM log left out because more
+	// than a thousand came between two records with signals: the
+	// shortest went, the long ones a pause leaves were kept.
+	SilencesDropped int64     `json:"silences_dropped,omitempty"`
+	Samples         int64     `json:"samples,omitempty"`
+	First           time.Time `json:"first"`
+	Last            time.Time `json:"last"`
+	Note            string    `json:"note,omitempty"`
+	rank            int       // its file on disk in name order (bundle.File.Rank)
 }
 
 // DetectorCoverage says whether a detector ran, and if not, why.

@@ -79,6 +79,46 @@ func TestFollowersMoveWatermarksWithOrdinaryLines(t *testing.T) {
 	}
 }
 
+// Past the thousand silences a scanner keeps between two records with
+// signals, the shorter ones go: a long silence just before the pause line
+// still reaches the detectors, and the report counts what went.
+func TestLongSilenceOutlivesShortOnes(t *testing.T) {
+	cat, err := catalogue.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const quiet = 1500 // ordinary lines, 20s apart
+	var text bytes.Buffer
+	at := t0
+	for range quiet {
+		text.Write(ordinaryLine(at))
+		text.WriteByte('\n')
+		at = at.Add(20 * time.Second)
+	}
+	at = at.Add(5 * time.Minute) // the SCM stood still
+	text.Write(pauseLine(at, "scm1"))
+	text.WriteByte('\n')
+	r := NewRecognizer(cat, 10*time.Second)
+	m := NewMerger(Options{})
+	f := File{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: parsers.ComponentSCM, Kind: parsers.KindLog}
+	res, err := r.Scan(f, &text, m, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var silences []time.Duration
+	m.Drain(func(s *catalogue.Signal) {
+		if s.Kind == catalogue.LogGap {
+			silences = append(silences, s.Duration)
+		}
+	})
+	if int64(len(silences))+res.Stats.GapsDropped != quiet || res.Stats.GapsDropped == 0 {
+		t.Fatalf("%d silences pushed, %d dropped; want %d in all, some dropped", len(silences), res.Stats.GapsDropped, quiet)
+	}
+	if last := silences[len(silences)-1]; last != 5*time.Minute+20*time.Second {
+		t.Errorf("last silence pushed lasts %v, want the long one", last)
+	}
+}
+
 // A quiet log has a silence per record: every one is pushed, past the
 // thousand a scanner keeps at a time, as long as no thousand come between
 // two records with signals (they are pushed after the next such record).

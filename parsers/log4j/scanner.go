@@ -13,6 +13,7 @@ package log4j
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"io"
 	"slices"
 	"time"
@@ -72,7 +73,7 @@ type Stats struct {
 	DamagedLines []int     // the first few damaged lines' numbers
 	First, Last  time.Time // earliest and latest event time of all records
 	Gaps         []Gap     // at most maxGaps kept, in the order found
-	GapsDropped  int64     // gaps found while maxGaps were kept
+	GapsDropped  int64     // gaps forgotten to keep maxGaps, the shortest first
 	// Services holds per-service figures of a docker-compose capture (nil
 	// for other files).
 	Services map[string]ServiceStats
@@ -761,13 +762,43 @@ func (s *Scanner) noteTime(st *stream, ms int64) {
 	}
 	st.timed = true
 	if s.gapMs > 0 && st.hasLast && ms-st.lastMs >= s.gapMs {
-		if len(s.st.Gaps) < maxGaps {
-			s.st.Gaps = append(s.st.Gaps, Gap{Service: st.name, From: s.zone.time(st.lastMs), To: s.zone.time(ms), Line: s.lineNo})
-		} else {
-			s.st.GapsDropped++
+		if len(s.st.Gaps) == maxGaps {
+			s.dropShortGaps()
 		}
+		s.st.Gaps = append(s.st.Gaps, Gap{Service: st.name, From: s.zone.time(st.lastMs), To: s.zone.time(ms), Line: s.lineNo})
 	}
 	st.lastMs, st.hasLast = ms, true
+}
+
+// dropShortGaps forgets the shorter half of the silences kept, newer ones
+// winning ties, and keeps the others in order: a file with more than
+// maxGaps silences between two candidate records (which hand them on)
+// loses the ones least likely to matter, not the latest.
+func (s *Scanner) dropShortGaps() {
+	gaps := s.st.Gaps
+	byLength := make([]int, len(gaps))
+	for i := range byLength {
+		byLength[i] = i
+	}
+	slices.SortFunc(byLength, func(a, b int) int {
+		if c := cmp.Compare(gaps[b].To.Sub(gaps[b].From), gaps[a].To.Sub(gaps[a].From)); c != 0 {
+			return c
+		}
+		return cmp.Compare(b, a)
+	})
+	keep := make([]bool, len(gaps))
+	for _, i := range byLength[:len(gaps)/2] {
+		keep[i] = true
+	}
+	kept := gaps[:0]
+	for i, g := range gaps {
+		if keep[i] {
+			kept = append(kept, g)
+		}
+	}
+	clear(gaps[len(kept):])
+	s.st.GapsDropped += int64(len(gaps) - len(kept))
+	s.st.Gaps = kept
 }
 
 // vote counts a sniffed record's layout.

@@ -547,14 +547,52 @@ func TestGaps(t *testing.T) {
 	if len(st.Gaps) != 0 {
 		t.Errorf("gaps off: %+v", st.Gaps)
 	}
-	// the list is bounded
-	var b strings.Builder
-	for i := 0; i < maxGaps+10; i++ {
-		b.WriteString(staleLine(at("2026-08-23 10:00:00.000").Add(time.Duration(i) * time.Hour).Format(wantTime)))
+}
+
+// The silences kept between two candidate records are bounded: past
+// maxGaps the shorter half goes, and the long ones and the latest stay, in
+// the order found.
+func TestGapsKeepTheLongest(t *testing.T) {
+	const total, long = maxGaps + 10, 3 // silences; the one of ten hours
+	length := func(i int) time.Duration { // of silence i (0-based)
+		if i == long {
+			return 10 * time.Hour
+		}
+		return time.Duration(1+i%7) * time.Minute
 	}
-	_, st = scanAll(t, b.String(), Options{GapThreshold: time.Minute, Candidate: func(_, _ []byte) bool { return false }})
-	if len(st.Gaps) != maxGaps || st.GapsDropped != 9 {
-		t.Errorf("%d gaps, %d dropped", len(st.Gaps), st.GapsDropped)
+	var b strings.Builder
+	ts := at("2026-08-23 10:00:00.000")
+	b.WriteString(staleLine(ts.Format(wantTime)))
+	for i := range total {
+		ts = ts.Add(length(i))
+		b.WriteString(staleLine(ts.Format(wantTime)))
+	}
+	_, st := scanAll(t, b.String(), Options{GapThreshold: time.Minute, Candidate: func(_, _ []byte) bool { return false }})
+	// The 1001st silence found 1000 kept: 500 went, 10 more came.
+	if len(st.Gaps) != maxGaps/2+10 || st.GapsDropped != maxGaps/2 {
+		t.Fatalf("%d gaps kept, %d dropped; want %d, %d", len(st.Gaps), st.GapsDropped, maxGaps/2+10, maxGaps/2)
+	}
+	if g := st.Gaps[0]; g.Line != long+2 || g.To.Sub(g.From) != 10*time.Hour {
+		t.Errorf("first kept %+v, want the ten hours ending on line %d", g, long+2)
+	}
+	var fours []int // the silences of 4m among the first 1000 kept; ties go to the newer
+	for i, g := range st.Gaps {
+		if i > 0 && g.Line <= st.Gaps[i-1].Line {
+			t.Fatalf("out of order: line %d after %d", g.Line, st.Gaps[i-1].Line)
+		}
+		n := g.Line - 2
+		if n < maxGaps && g.To.Sub(g.From) < 4*time.Minute {
+			t.Errorf("silence %d of %v kept: the 500 longest of 1000 are at least 4m", n, g.To.Sub(g.From))
+		}
+		if n < maxGaps && g.To.Sub(g.From) == 4*time.Minute {
+			fours = append(fours, n)
+		}
+	}
+	if len(fours) == 0 || fours[len(fours)-1] != maxGaps-3 || fours[len(fours)-1]-fours[0] != 7*(len(fours)-1) {
+		t.Errorf("4m silences kept %v: want the newest, up to %d", fours, maxGaps-3)
+	}
+	if last := st.Gaps[len(st.Gaps)-1]; last.Line != total+1 {
+		t.Errorf("last kept ends on line %d, want %d (the latest)", last.Line, total+1)
 	}
 }
 
