@@ -553,7 +553,7 @@ func TestGaps(t *testing.T) {
 // maxGaps the shorter half goes, and the long ones and the latest stay, in
 // the order found.
 func TestGapsKeepTheLongest(t *testing.T) {
-	const total, long = maxGaps + 10, 3 // silences; the one of ten hours
+	const total, long = maxGaps + 10, 3   // silences; the one of ten hours
 	length := func(i int) time.Duration { // of silence i (0-based)
 		if i == long {
 			return 10 * time.Hour
