@@ -80,9 +80,6 @@ type Merger struct {
 	// unordered tells that the heap is not one yet: signals pushed while
 	// held are appended.
 	unordered bool `state:"-"`
-	// out is the signal handed on: one for all, so that handing on does
-	// not allocate (emit must not keep it).
-	out catalogue.Signal `state:"-"`
 }
 
 // Stats count what a Merger did.
@@ -309,8 +306,7 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 	for len(m.heap) > 0 && (!bounded || !m.heap[0].at.After(limit)) {
 		slot := m.heap[0].slot
 		it := &m.queue[slot]
-		m.out = it.sig // the one copy of a signal released
-		at := it.at
+		m.emit(it.at, &it.sig, emit) // from its slot, before the slot is reused
 		if next, ok := m.taken(it); ok {
 			*it = next // a run's next signal takes its head's place
 			m.heap[0] = next.entry(slot)
@@ -320,7 +316,6 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 			m.free = append(m.free, slot)
 			m.heap.pop()
 		}
-		m.emit(at, emit)
 		if m.refreshOffsets() && bounded {
 			limit, _ = m.watermark(now)
 		}
@@ -378,16 +373,15 @@ func (m *Merger) watermark(now time.Time) (time.Time, bool) {
 
 func (m *Merger) releaseUntimed(emit func(*catalogue.Signal)) {
 	for i := range m.untimed {
-		m.out = m.untimed[i]
 		m.stats.Released++
-		emit(&m.out)
+		emit(&m.untimed[i])
 	}
 	m.untimed = m.untimed[:0]
 }
 
-// emit hands on m.out, a signal released, at its time on the reference
-// clock at.
-func (m *Merger) emit(at time.Time, emit func(*catalogue.Signal)) {
+// emit hands on s, a signal released, at its time on the reference clock
+// at; s is the Merger's own (emit must not keep it).
+func (m *Merger) emit(at time.Time, s *catalogue.Signal, emit func(*catalogue.Signal)) {
 	if !m.opt.Since.IsZero() && at.Before(m.opt.Since) || !m.opt.Until.IsZero() && at.After(m.opt.Until) {
 		m.stats.Filtered++
 		return
@@ -398,7 +392,6 @@ func (m *Merger) emit(at time.Time, emit func(*catalogue.Signal)) {
 		m.clock = at
 	}
 	m.stats.Released++
-	s := &m.out
 	m.skew.Observe(s) // on the host's own clock
 	s.Time = at
 	emit(s)
