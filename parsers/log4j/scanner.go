@@ -786,19 +786,14 @@ func (s *Scanner) dropShortGaps() {
 		}
 		return cmp.Compare(b, a)
 	})
-	keep := make([]bool, len(gaps))
-	for _, i := range byLength[:len(gaps)/2] {
-		keep[i] = true
+	keep := byLength[:len(gaps)/2]
+	slices.Sort(keep) // back in the order found
+	for j, i := range keep {
+		gaps[j] = gaps[i] // i >= j: copied forward in place
 	}
-	kept := gaps[:0]
-	for i, g := range gaps {
-		if keep[i] {
-			kept = append(kept, g)
-		}
-	}
-	clear(gaps[len(kept):])
-	s.st.GapsDropped += int64(len(gaps) - len(kept))
-	s.st.Gaps = kept
+	clear(gaps[len(keep):])
+	s.st.GapsDropped += int64(len(gaps) - len(keep))
+	s.st.Gaps = gaps[:len(keep)]
 }
 
 // vote counts a sniffed record's layout.
