@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"io"
 	"slices"
 	"testing"
 	"time"
@@ -79,6 +80,25 @@ func TestFollowersMoveWatermarksWithOrdinaryLines(t *testing.T) {
 	}
 }
 
+// scanSCMSilences recognises text as scm1's SCM log, with silences of 10s
+// or more, and returns what the scan gave and the silences pushed.
+func scanSCMSilences(t *testing.T, cat *catalogue.Catalogue, text io.Reader) (FileResult, []catalogue.Signal) {
+	t.Helper()
+	m := NewMerger(Options{})
+	f := File{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: parsers.ComponentSCM, Kind: parsers.KindLog}
+	res, err := NewRecognizer(cat, 10*time.Second).Scan(f, text, m, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var silences []catalogue.Signal
+	m.Drain(func(s *catalogue.Signal) {
+		if s.Kind == catalogue.LogGap {
+			silences = append(silences, *s)
+		}
+	})
+	return res, silences
+}
+
 // Past the thousand silences a scanner keeps between two records with
 // signals, the shorter ones go: a long silence just before the pause line
 // still reaches the detectors, and the report counts what went.
@@ -98,23 +118,11 @@ func TestLongSilenceOutlivesShortOnes(t *testing.T) {
 	at = at.Add(5 * time.Minute) // the SCM stood still
 	text.Write(pauseLine(at, "scm1"))
 	text.WriteByte('\n')
-	r := NewRecognizer(cat, 10*time.Second)
-	m := NewMerger(Options{})
-	f := File{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: parsers.ComponentSCM, Kind: parsers.KindLog}
-	res, err := r.Scan(f, &text, m, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var silences []time.Duration
-	m.Drain(func(s *catalogue.Signal) {
-		if s.Kind == catalogue.LogGap {
-			silences = append(silences, s.Duration)
-		}
-	})
+	res, silences := scanSCMSilences(t, cat, &text)
 	if int64(len(silences))+res.Stats.GapsDropped != quiet || res.Stats.GapsDropped == 0 {
 		t.Fatalf("%d silences pushed, %d dropped; want %d in all, some dropped", len(silences), res.Stats.GapsDropped, quiet)
 	}
-	if last := silences[len(silences)-1]; last != 5*time.Minute+20*time.Second {
+	if last := silences[len(silences)-1].Duration; last != 5*time.Minute+20*time.Second {
 		t.Errorf("last silence pushed lasts %v, want the long one", last)
 	}
 }
@@ -138,25 +146,13 @@ func TestEverySilenceIsPushed(t *testing.T) {
 		}
 		text.WriteByte('\n')
 	}
-	r := NewRecognizer(cat, 10*time.Second)
-	m := NewMerger(Options{})
-	f := File{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: parsers.ComponentSCM, Kind: parsers.KindLog}
-	res, err := r.Scan(f, &text, m, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var silences []time.Time
-	m.Drain(func(s *catalogue.Signal) {
-		if s.Kind == catalogue.LogGap {
-			silences = append(silences, s.Time)
-		}
-	})
+	res, silences := scanSCMSilences(t, cat, &text)
 	pauses := int64(lines / every)
 	if len(silences) != lines-1 || res.Signals != lines-1+pauses || res.Stats.GapsDropped != 0 {
 		t.Fatalf("%d silences pushed, %d signals, %d dropped; want %d, %d, 0",
 			len(silences), res.Signals, res.Stats.GapsDropped, lines-1, lines-1+pauses)
 	}
-	if last := t0.Add((lines - 1) * 20 * time.Second); !silences[lines-2].Equal(last) {
-		t.Errorf("last silence ends at %v, want %v", silences[lines-2], last)
+	if last := t0.Add((lines - 1) * 20 * time.Second); !silences[lines-2].Time.Equal(last) {
+		t.Errorf("last silence ends at %v, want %v", silences[lines-2].Time, last)
 	}
 }
