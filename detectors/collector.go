@@ -182,25 +182,30 @@ func (l FindingList) Len() int {
 // back from its temporary file; Err says why.
 func (l FindingList) All() iter.Seq[Finding] {
 	return func(yield func(Finding) bool) {
-		if l.src == nil {
-			slices.Values(l.fs)(yield)
-			return
-		}
-		s := l.src
-		for _, i := range s.order {
-			f, err := s.c.finding(i)
+		for i := range l.Len() {
+			f, err := l.At(i)
 			if err != nil {
-				s.err = err
+				l.src.err = err
 				return
-			}
-			if s.finalize != nil {
-				f = s.finalize(f)
 			}
 			if !yield(f) {
 				return
 			}
 		}
 	}
+}
+
+// At returns the i-th finding, read back and finalized. Several calls may
+// run at once.
+func (l FindingList) At(i int) (Finding, error) {
+	if l.src == nil {
+		return l.fs[i], nil
+	}
+	f, err := l.src.c.finding(l.src.order[i])
+	if err == nil && l.src.finalize != nil {
+		f = l.src.finalize(f)
+	}
+	return f, err
 }
 
 // Worst returns the highest severity among the findings (zero: none),

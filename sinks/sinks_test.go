@@ -3,15 +3,20 @@ package sinks
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
-	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/internal/scenario"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
@@ -141,34 +146,102 @@ func TestStreamedJSON(t *testing.T) {
 	}
 }
 
+// The JSON report of a run reads the same whether its file list went to
+// a temporary file or not, whatever the files' names hold: HTML's
+// characters, bytes that are not UTF-8.
+func TestSpilledFileListReadsTheSame(t *testing.T) {
+	dir := t.TempDir()
+	s, r := scenario.Sample()
+	if err := s.Render(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	logs, err := filepath.Glob(filepath.Join(dir, "*", "*.log"))
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("no log in the sample: %v", err)
+	}
+	text, err := os.ReadFile(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := filepath.Join(filepath.Dir(logs[0]), "copy <a&b> \xff\xfe.log")
+	if err := os.WriteFile(odd, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := func(budget int64) string {
+		res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{dir},
+			Detectors: registry.All(), SpillBudget: budget, SpillDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Coverage.Stream.Spilled = 0
+		var b bytes.Buffer
+		if err := WriteReports("json", &b, []*Report{res}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	inMemory, spilled := report(0), report(16<<10)
+	if !strings.Contains(inMemory, "copy <a&b> \\ufffd\\ufffd.log") {
+		t.Fatalf("the odd file is not in the report:\n%.2000s", inMemory)
+	}
+	if spilled != inMemory {
+		t.Errorf("the report differs with the file list spilled:\n%s\nheld:\n%s", spilled, inMemory)
+	}
+}
+
 func TestUnknownFormat(t *testing.T) {
 	if _, err := New("yaml", &bytes.Buffer{}); err == nil {
 		t.Error("want an error")
 	}
 }
 
-// A list of values that stops early (a finding that could not be read
-// back) fails the document with its error; a write that fails stops the
-// reading of the values.
+// A value that cannot be read back (a finding lost from its spill file)
+// fails the document with its error and stops the reading; so does a write
+// that fails.
 func TestSequenceStopsOnErrors(t *testing.T) {
 	lost := errors.New("findings: reading back: lost")
-	two := func(yield func(int) bool) { _ = yield(0) && yield(1) }
-	j := &jsonWriter{w: bufio.NewWriter(io.Discard)}
-	sequence(j, "", 5, two, func() error { return lost })
-	if !errors.Is(j.err, lost) {
-		t.Errorf("a list that stopped early wrote with error %v, want %v", j.err, lost)
+	var read atomic.Int64
+	at := func(i int) (int, error) {
+		read.Add(1)
+		if i == 2 {
+			return 0, lost
+		}
+		return i, nil
+	}
+	var out bytes.Buffer
+	j := &jsonWriter{w: bufio.NewWriter(&out)}
+	sequence(j, "", 100_000, at)
+	j.w.Flush()
+	if !errors.Is(j.err, lost) || read.Load() > 100 {
+		t.Errorf("a value that could not be read: error %v, %d values read", j.err, read.Load())
+	}
+	if want := "[\n  0,\n  1,\n  "; out.String() != want {
+		t.Errorf("wrote %q before the error, want %q", out.String(), want)
 	}
 
-	read := 0
-	many := func(yield func(int) bool) {
-		for i := 0; i < 100_000 && yield(i); i++ {
-			read++
-		}
-	}
+	read.Store(0)
 	failing := &jsonWriter{w: bufio.NewWriterSize(failingWriter{}, 16)}
-	sequence(failing, "", 100_000, many, func() error { return nil })
-	if failing.err == nil || read > 1000 {
-		t.Errorf("a failed write: error %v, %d values read on", failing.err, read)
+	sequence(failing, "", 100_000, func(i int) (int, error) { read.Add(1); return i, nil })
+	if failing.err == nil || read.Load() > 1000 {
+		t.Errorf("a failed write: error %v, %d values read on", failing.err, read.Load())
+	}
+}
+
+// The values come out in order, whichever worker reads each.
+func TestSequenceKeepsOrder(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 1000} {
+		var got bytes.Buffer
+		j := &jsonWriter{w: bufio.NewWriter(&got)}
+		sequence(j, "", n, func(i int) (int, error) { return i, nil })
+		j.w.Flush()
+		nums := make([]int, n)
+		for i := range nums {
+			nums[i] = i
+		}
+		want, _ := json.MarshalIndent(nums, "", "  ")
+		if j.err != nil || got.String() != string(want) {
+			t.Errorf("%d values: %v, wrote %.200q, want %.200q", n, j.err, got.String(), want)
+		}
 	}
 }
 

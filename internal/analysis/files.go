@@ -125,26 +125,52 @@ func (fs *Files) Len() int {
 // cannot be read back from its temporary file; Err says why.
 func (fs *Files) All() iter.Seq[FileCoverage] {
 	return func(yield func(FileCoverage) bool) {
-		if fs.spill == nil || fs.spill.all(yield) {
-			slices.Values(fs.list)(yield)
+		for i := range fs.Len() {
+			fc, err := fs.At(i)
+			if err != nil {
+				fs.spill.err = err
+				return
+			}
+			if !yield(fc) {
+				return
+			}
 		}
 	}
 }
 
-// all yields the files of the spill, and reports whether yield wants more.
-func (sp *fileSpill) all(yield func(FileCoverage) bool) bool {
-	for _, ref := range sp.index {
-		var fc FileCoverage
-		if err := sp.store.Get(ref.Ref, &fc); err != nil {
-			sp.err = fmt.Errorf("file list: %w", err)
-			return false
-		}
-		fc.rank = ref.rank
-		if !yield(fc) {
-			return false
-		}
+// At returns the i-th file of the list, read back if it went to the
+// temporary file. Several calls may run at once.
+func (fs *Files) At(i int) (FileCoverage, error) {
+	if fs.spill == nil {
+		return fs.list[i], nil
 	}
-	return true
+	if n := len(fs.spill.index); i >= n {
+		return fs.list[i-n], nil
+	}
+	ref := fs.spill.index[i]
+	var fc FileCoverage
+	if err := fs.spill.store.Get(ref.Ref, &fc); err != nil {
+		return FileCoverage{}, fmt.Errorf("file list: %w", err)
+	}
+	fc.rank = ref.rank
+	return fc, nil
+}
+
+// JSONAt returns the i-th file of the list as diskstore.Marshal encodes
+// it: as it was kept, if it went to the temporary file.
+func (fs *Files) JSONAt(i int) (json.RawMessage, error) {
+	if fs.spill != nil && i < len(fs.spill.index) {
+		b, err := fs.spill.store.Raw(fs.spill.index[i].Ref)
+		if err != nil {
+			return nil, fmt.Errorf("file list: %w", err)
+		}
+		return b, nil
+	}
+	fc, err := fs.At(i)
+	if err != nil {
+		return nil, err
+	}
+	return diskstore.Marshal(fc)
 }
 
 // Err returns why All stopped early, if it did.

@@ -18,7 +18,6 @@ import (
 type Store struct {
 	f   *os.File
 	end int64
-	buf []byte
 }
 
 // Ref is where a value lies in a Store.
@@ -40,9 +39,9 @@ func Open(dir string) (*Store, error) {
 	return &Store{f: f}, nil
 }
 
-// Put writes v and returns its place.
+// Put writes v, as Marshal encodes it, and returns its place.
 func (s *Store) Put(v any) (Ref, error) {
-	b, err := json.Marshal(v)
+	b, err := Marshal(v)
 	if err != nil {
 		return Ref{}, err
 	}
@@ -54,38 +53,49 @@ func (s *Store) Put(v any) (Ref, error) {
 	return r, nil
 }
 
+// Raw returns the JSON of the value at r. Several calls of Raw and Get may
+// run at once (not alongside a Put).
+func (s *Store) Raw(r Ref) ([]byte, error) {
+	b := make([]byte, r.Size)
+	if _, err := s.f.ReadAt(b, r.Off); err != nil {
+		return nil, fmt.Errorf("reading back its temporary file: %w", err)
+	}
+	return b, nil
+}
+
 // Get reads the value at r into v.
 func (s *Store) Get(r Ref, v any) error {
-	if cap(s.buf) < r.Size {
-		s.buf = make([]byte, r.Size)
-	}
-	b := s.buf[:r.Size]
-	_, err := s.f.ReadAt(b, r.Off)
-	if err == nil {
-		err = json.Unmarshal(b, v)
-	}
+	b, err := s.Raw(r)
 	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("reading back its temporary file: %w", err)
 	}
 	return nil
 }
 
+// Marshal encodes v as json.Marshal does, but escapes no HTML: the
+// encoder around it does if it was told to, as for a slice.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // MarshalList is the MarshalJSON of a list a store holds part of: the n
 // values of all as an array, whole, unless err, after they are read, says
-// that reading them back failed. It escapes no HTML: the encoder around it
-// does if it was told to, as for a slice.
+// that reading them back failed.
 func MarshalList[T any](n int, all iter.Seq[T], err func() error) ([]byte, error) {
 	vs := slices.AppendSeq(make([]T, 0, n), all)
 	if err := err(); err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(vs); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return Marshal(vs)
 }
 
 // Close lets go of the file.

@@ -1,8 +1,10 @@
 package diskstore
 
 import (
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -48,4 +50,38 @@ func TestPutGet(t *testing.T) {
 	if _, err := Open(dir + "/missing"); err == nil {
 		t.Fatal("opened a store in a missing directory")
 	}
+}
+
+// Values read back at once from several goroutines are the ones put, and
+// their JSON is as they were put, with no HTML escaped.
+func TestReadsAtOnce(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var refs []Ref
+	for i := range 200 {
+		r, err := s.Put(doc{strings.Repeat("<&>", i), i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, r)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g; i < len(refs); i += 4 {
+				var got doc
+				if err := s.Get(refs[i], &got); err != nil || got.N != i || got.Text != strings.Repeat("<&>", i) {
+					t.Errorf("read back %+v (%v), want value %d", got, err, i)
+				}
+				raw, err := s.Raw(refs[i])
+				if want := fmt.Sprintf(`{"Text":"%s","N":%d}`, strings.Repeat("<&>", i), i); err != nil || string(raw) != want {
+					t.Errorf("raw %s (%v), want %s", raw, err, want)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
