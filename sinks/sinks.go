@@ -195,9 +195,9 @@ func (j *jsonWriter) array(prefix string, isNil bool, n int, elem func(i int, pr
 }
 
 // sequence writes the n values at returns as an array, in order. Workers,
-// one per core, read them (back from a spill file, finalized) and encode
-// them valuesPerRun at a time, a few runs ahead of the writing; the first
-// error stops them all.
+// one per core up to maxEncoders, read them (back from a spill file,
+// finalized) and encode them valuesPerRun at a time, a few runs ahead of
+// the writing; the first error stops them all.
 func sequence[T any](j *jsonWriter, prefix string, n int, at func(i int) (T, error)) {
 	if n == 0 {
 		j.str("[]")
@@ -207,11 +207,11 @@ func sequence[T any](j *jsonWriter, prefix string, n int, at func(i int) (T, err
 		runs, free chan run // encoded runs; written ones back, to be reused
 	}
 	runs := (n + valuesPerRun - 1) / valuesPerRun
-	workers := make([]worker, min(runtime.GOMAXPROCS(0), runs))
+	workers := make([]worker, min(runtime.GOMAXPROCS(0), maxEncoders, runs))
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range workers {
-		wk := worker{make(chan run, 2), make(chan run, 3)}
+		wk := worker{make(chan run, 2), make(chan run, 1)}
 		workers[w] = wk
 		wg.Go(func() {
 			var enc valueEncoder
@@ -243,7 +243,7 @@ func sequence[T any](j *jsonWriter, prefix string, n int, at func(i int) (T, err
 		}
 		select {
 		case wk.free <- out:
-		default: // the worker has enough
+		default: // the worker has one
 		}
 	}
 	j.str("\n" + prefix + "]")
@@ -281,7 +281,12 @@ func encodeRun[T any](text []byte, from, end int, at func(i int) (T, error), enc
 // valuesPerRun is how many values of a sequence a worker encodes before it
 // hands them on: handed on one at a time, the values of a report of ten
 // thousand files took longer to write on two workers than on one.
-const valuesPerRun = 16
+// maxEncoders bounds the runs held at once (a few a worker) on a
+// machine of many cores.
+const (
+	valuesPerRun = 16
+	maxEncoders  = 4
+)
 
 // report writes r as its fields' JSON tags say (TestStreamedJSON holds the
 // two together).
