@@ -207,6 +207,7 @@ func sequence[T any](j *jsonWriter, prefix string, n int, at func(i int) (T, err
 		runs, free chan run // encoded runs; written ones back, to be reused
 	}
 	runs := (n + valuesPerRun - 1) / valuesPerRun
+	indent := prefix + "  "
 	workers := make([]worker, min(runtime.GOMAXPROCS(0), maxEncoders, runs))
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -221,7 +222,7 @@ func sequence[T any](j *jsonWriter, prefix string, n int, at func(i int) (T, err
 				case out = <-wk.free:
 				default:
 				}
-				out = encodeRun(out.text[:0], r*valuesPerRun, min(n, (r+1)*valuesPerRun), at, &enc, prefix+"  ")
+				out = encodeRun(out.text[:0], r*valuesPerRun, min(n, (r+1)*valuesPerRun), at, &enc, indent)
 				select {
 				case wk.runs <- out:
 				case <-stop:
