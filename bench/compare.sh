@@ -67,9 +67,7 @@ measure() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 analyze=("$bin" analyze --format json --fail-on never)
-# The archive read as analyze reads it (decompression a goroutine ahead,
-# tar, limits) with nothing done with its text: one gzip stream decodes on
-# one core, so no run over it can take less time.
+# The archive read as analyze reads it, its text discarded (see the top).
 walk=(env "OZDOCTOR_BENCH_ARCHIVE=$work/plain.tar.gz" "$work/bundle.test" -test.run '^$' -test.bench WalkTarGz -test.benchtime 1x)
 
 echo "== bundle: $(find "$dir" -type f | wc -l) files, $(du -sb "$dir" | cut -f1) bytes"

@@ -11,8 +11,8 @@ import (
 // BenchmarkWalkTarGz measures reading a .tgz of four 8 MiB log files
 // through Walk (decompression, tar, limits), the callback discarding bytes.
 // OZDOCTOR_BENCH_ARCHIVE names another archive to read instead:
-// bench/compare.sh reads its bundle's .tar.gz so, the least time any run
-// over that one stream can take.
+// bench/compare.sh times its bundle's .tar.gz so, the least time any run
+// over that one gzip stream can take.
 func BenchmarkWalkTarGz(b *testing.B) {
 	a := os.Getenv("OZDOCTOR_BENCH_ARCHIVE")
 	given := a != "" // its problems (a "./" entry, say) are its own
