@@ -68,11 +68,13 @@ type detector struct {
 	gen           int // settings generation writeWait and resend come from
 	now           time.Time
 	sweep         detectors.Sweep
-	// idleUntil is a time before which check has nothing to do: no signal
-	// came since the last check and no division's deadline is before it
-	// (zero: check). A cluster's divisions may stay stuck for days; the
-	// check does not visit them all on every signal.
+	// idleUntil is a time before which check has nothing to do but look at
+	// the division the last signal changed (touched): no division's
+	// deadline is before it (zero: check them all). A cluster's divisions
+	// may stay stuck for days; the check does not visit them all on every
+	// signal.
 	idleUntil time.Time `state:"-"`
+	touched   *division `state:"-"`
 	// withdrawals are pending findings of divisions dropped before they
 	// were confirmed, emitted withdrawn at the next check (and, in a batch
 	// run, the last update of a division forgotten while reported).
@@ -225,8 +227,8 @@ func (d *detector) StateStats() []detectors.StateStat {
 }
 
 func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
-	d.idleUntil = time.Time{}
 	if s.Kind == catalogue.MetricSample {
+		d.idleUntil = time.Time{} // the next check visits every division
 		d.closeSample(s)
 		return
 	}
@@ -333,30 +335,55 @@ func (d *detector) refreshes(v *division) bool { return v.emitted && v.dirty && 
 // check emits divisions that became certain, escalates those stuck past
 // stuck-after, refreshes those with new evidence and drops unreported ones
 // whose close failures stopped.
+//
+// Before idleUntil no division that the last signal left alone has
+// anything due (deadline), so only the one it changed is looked at: check
+// acts as a visit of all would.
 func (d *detector) check(now time.Time, emit detectors.Emit) {
 	d.drain(emit)
-	if d.divisions.Len() == 0 || now.Before(d.idleUntil) {
+	v := d.touched
+	d.touched = nil
+	switch {
+	case d.divisions.Len() == 0:
 		return
-	}
-	d.idleUntil = now.Add(detectors.NoDeadline)
-	for _, v := range d.divisions.All() { // dropStale deletes only v
-		switch {
-		case !v.emitted && d.confirmed(v, now):
-			d.emit(v, now, detectors.Firing, "", emit)
-		case d.dropStale(v, now):
-		case v.emitted && v.severity < detectors.Critical && now.Sub(v.start) >= d.stuckAfter:
-			d.emit(v, now, detectors.Firing, "", emit)
-		case d.refreshes(v) && now.Sub(v.emittedAt) >= refreshEvery:
-			d.emit(v, now, detectors.Firing, "", emit)
-		case !v.emitted && !v.pending:
-			d.pend(v, now, emit)
+	case now.Before(d.idleUntil):
+		if v != nil {
+			d.checkOne(v, now, emit)
 		}
-		if next := d.deadline(v, now); next.Before(d.idleUntil) {
-			d.idleUntil = next
+	default:
+		d.idleUntil = now.Add(detectors.NoDeadline)
+		for _, v := range d.divisions.All() { // dropStale deletes only v
+			d.checkOne(v, now, emit)
 		}
 	}
 	d.drain(emit)
 }
+
+// checkOne acts on v as check does and brings idleUntil forward to its
+// deadline.
+func (d *detector) checkOne(v *division, now time.Time, emit detectors.Emit) {
+	switch {
+	case !v.emitted && d.confirmed(v, now):
+		d.emit(v, now, detectors.Firing, "", emit)
+	case d.dropStale(v, now):
+	case v.emitted && v.severity < detectors.Critical && now.Sub(v.start) >= d.stuckAfter:
+		d.emit(v, now, detectors.Firing, "", emit)
+	case d.refreshes(v) && now.Sub(v.emittedAt) >= refreshEvery:
+		d.emit(v, now, detectors.Firing, "", emit)
+	case !v.emitted && !v.pending:
+		d.pend(v, now, emit)
+	}
+	if next := d.deadline(v, now); next.Before(d.idleUntil) {
+		d.idleUntil = next
+	}
+}
+
+// change notes that the signal being observed changed what check decides
+// for v (evidence alone does not), which check then looks at. A signal
+// changes one division at most and deletes none after changing it; one
+// that may change several (a restart) or that check does not follow (a
+// metric sample) makes it visit all instead.
+func (d *detector) change(v *division) { d.touched = v }
 
 // deadline returns the earliest time after now at which check may act on
 // v if no signal comes (of a division dropped, some time: it is harmless).
@@ -494,6 +521,7 @@ func (d *detector) closeServer(s *catalogue.Signal) {
 	v.writeTimeout = true
 	v.addEvidence(t1.ev)
 	d.markClose(v, s)
+	d.change(v)
 }
 
 // closeSample handles a csmFails sample: above the count when the division
@@ -544,6 +572,7 @@ func (d *detector) shutdown(s *catalogue.Signal) {
 		v.addEvidence(t2.ev)
 		v.addEvidence(detectors.EvidenceOf(s))
 		v.touch(s.Time)
+		d.change(v)
 		return
 	}
 	if v, ok := d.divisions.Get(hk + "/" + s.Group); ok && v.ratisClose && s.Time.Sub(v.last) <= sameBurst &&
@@ -563,6 +592,7 @@ func (d *detector) groupRemove(s *catalogue.Signal) {
 		if v, ok := d.divisions.Get(hk + "/" + s.Group); ok && v.emitted {
 			v.addEvidence(detectors.EvidenceOf(s))
 			v.touch(s.Time)
+			d.change(v)
 		}
 		return
 	}
@@ -573,6 +603,7 @@ func (d *detector) groupRemove(s *catalogue.Signal) {
 	}
 	v.addEvidence(detectors.EvidenceOf(s))
 	v.touch(s.Time)
+	d.change(v)
 }
 
 // closeFailed handles C1. Only causes that show the division CLOSING or
@@ -639,6 +670,7 @@ func (d *detector) closeFailed(s *catalogue.Signal) {
 	}
 	v.addEvidence(detectors.EvidenceOf(s))
 	v.touch(s.Time)
+	d.change(v)
 }
 
 // cycleGap is the least distance between failures of two resend cycles:
@@ -677,6 +709,7 @@ func (d *detector) scmCommand(s *catalogue.Signal) {
 	}
 	if v, ok := d.divisions.Get(dk + "/" + g); ok && v.emitted {
 		v.dirty = true
+		d.change(v)
 	}
 }
 
@@ -693,6 +726,7 @@ func (d *detector) startup(s *catalogue.Signal, emit detectors.Emit) {
 	hk := detectors.HostKey(s.Host)
 	d.lastT1.Delete(hk)
 	d.pendingT2.Delete(hk)
+	d.idleUntil = time.Time{} // it may change every division of the host
 	for _, v := range d.divisions.Values() {
 		if v.hostKey != hk {
 			continue
