@@ -107,6 +107,9 @@ type Doc struct {
 	// Package is the detector's Go package name, accepted wherever the
 	// detector's name is (explain, option keys).
 	Package string
+	// File is the file that holds this documentation, relative to the
+	// repository ("" for a Go detector: detectors/<Package>/doc.go).
+	File string
 	// Horizon is how long the detector keeps state about an entity (a
 	// host, a datanode, a container…) that brings no new signal; Advance
 	// forgets what is older. Its doc.go says why the value suffices.
@@ -130,6 +133,19 @@ type Doc struct {
 	VersionsRead string
 }
 
+// DocFile returns the file that holds the documentation, relative to the
+// repository.
+func (d Doc) DocFile() string {
+	if d.File != "" {
+		return d.File
+	}
+	pkg := d.Package
+	if pkg == "" {
+		pkg = d.Name
+	}
+	return "detectors/" + pkg + "/doc.go"
+}
+
 // StateStat is the size of one bounded part of a detector's state.
 type StateStat struct {
 	Name           string
@@ -147,6 +163,9 @@ type StateReporter interface {
 type Registration struct {
 	Doc Doc
 	New func(env *Env) (Detector, error)
+	// Entries are message entries the detector adds to the catalogue (a
+	// signature's own signals); the pipeline's catalogue holds them all.
+	Entries []catalogue.Entry
 }
 
 // Env is what detectors know about the cluster, given at construction.

@@ -2,6 +2,7 @@ package detectors
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"text/template"
 
@@ -42,3 +43,8 @@ func DatanodeName(d catalogue.Datanode) string {
 	}
 	return d.UUID
 }
+
+// TemplateFuncs returns the functions remediation templates may call
+// (join, fact), for templates executed outside the engine (a signature's
+// summary).
+func TemplateFuncs() template.FuncMap { return maps.Clone(templateFuncs) }

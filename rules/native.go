@@ -97,7 +97,7 @@ func pauseRule() Rule {
 			"remediation": "Run `ozdoctor analyze` on the SCM and datanode logs of the last hour (or `ozdoctor explain HDDS-17519`). " +
 				"Check `ozone admin datanode list --node-state STALE` / `--node-state DEAD` (should be empty again), " +
 				"`ozone admin pipeline list --state OPEN`, and the SCM's GC logs or hypervisor events at the time of the failed scrapes.",
-			"runbook_url": DefaultOptions().RunbookBase + "pausestale/doc.go",
+			"runbook_url": DefaultOptions().RunbookBase + "detectors/pausestale/doc.go",
 		},
 		Panels: []Panel{
 			{Title: "SCM stale and dead datanodes", Expr: `scm_node_manager_in_service_stale_nodes`, Legend: "stale {{hostname}}"},
@@ -192,7 +192,7 @@ func olderDatanodeRule() Rule {
 			"remediation": "Upgrade the software of {{ $labels.hostname }} to the SCM's version and restart it (it re-registers and " +
 				"receives the finalize command), or decommission it: `ozone admin datanode decommission {{ $labels.hostname }}`. " +
 				"Until then treat 'Cluster: FINALIZED' in `ozone admin upgrade status` as unreliable. `ozdoctor explain HDDS-17425` has the details.",
-			"runbook_url": DefaultOptions().RunbookBase + "olddatanode/doc.go",
+			"runbook_url": DefaultOptions().RunbookBase + "detectors/olddatanode/doc.go",
 		},
 		Panels: []Panel{
 			{Title: "Software version by component (ZDU)", Legend: "{{component}} {{hostname}}",
@@ -250,7 +250,7 @@ func unversionedDatanodeRule() Rule {
 				"SCM logs for that very datanode.",
 			"remediation": "Check the version of {{ $labels.hostname }} (its STARTUP_MSG `version =` line, or `ozone version` there). " +
 				"Upgrade it to the SCM's release and restart it, or decommission it: `ozone admin datanode decommission {{ $labels.hostname }}`.",
-			"runbook_url": DefaultOptions().RunbookBase + "olddatanode/doc.go",
+			"runbook_url": DefaultOptions().RunbookBase + "detectors/olddatanode/doc.go",
 		},
 		Panels: []Panel{{Title: "Datanodes without a version gauge (ZDU)", Legend: "{{hostname}}",
 			Expr: `group by (instance, hostname) (jvm_metrics_gc_count{processname="HddsDatanode"}) unless on (instance) component_version_manager_metrics_software_version`}},
@@ -288,7 +288,7 @@ func forceDeleteRule() Rule {
 				"container #N (container BCSID=B, max replica BCSID=M)' with M < B); copy what remains of it from the datanode's " +
 				"volumes; stop ReplicationManager (`ozone admin replicationmanager stop`) while datanodes with QUASI_CLOSED replicas " +
 				"are down. `ozdoctor analyze` on the SCM and datanode logs confirms it.",
-			"runbook_url": DefaultOptions().RunbookBase + "quasiclosedelete/doc.go",
+			"runbook_url": DefaultOptions().RunbookBase + "detectors/quasiclosedelete/doc.go",
 		},
 		Panels: []Panel{
 			{Title: "Forced container deletes on datanodes", Expr: `increase(storage_container_metrics_container_force_delete[$__rate_interval])`, Legend: "{{hostname}}"},
@@ -335,7 +335,7 @@ func closePipelineStuckRule() Rule {
 				"(a thread in RaftServerImpl.groupRemove waiting in CountDownLatch.await), then restart the datanode: " +
 				"`ozone --daemon stop datanode` and `ozone --daemon start datanode`. Nothing short of a restart unblocks the division. " +
 				"`ozdoctor analyze` on its log names the Raft group and containers.",
-			"runbook_url": DefaultOptions().RunbookBase + "divisionclosing/doc.go",
+			"runbook_url": DefaultOptions().RunbookBase + "detectors/divisionclosing/doc.go",
 		},
 		Panels: []Panel{
 			{Title: "Datanode close-pipeline commands waiting", Legend: "{{hostname}}",
@@ -382,7 +382,7 @@ func closingAfterWriteFailureRule() Rule {
 			"remediation": "Find the datanode and group: `csm_metrics_num_write_state_machine_fails` by hostname and raftgroupid; " +
 				"confirm with `ozone admin container list --state CLOSING` and `ozone admin container info <id>` (the replica on that " +
 				"datanode stays CLOSING); restart that datanode. `ozdoctor explain HDDS-17674` has the details.",
-			"runbook_url": DefaultOptions().RunbookBase + "divisionclosing/doc.go",
+			"runbook_url": DefaultOptions().RunbookBase + "detectors/divisionclosing/doc.go",
 		},
 		Panels: []Panel{
 			{Title: "SCM containers CLOSING", Expr: `scm_container_metrics_closing_containers`, Legend: "{{hostname}}"},
@@ -431,7 +431,7 @@ func omVoterRule() Rule {
 				"`ozone admin om roles` lists it as FOLLOWER even when it is gone). If it exited after `ozone om --bootstrap`, start " +
 				"it normally without --bootstrap (`ozone --daemon start om`), or decommission it with `ozone admin om decommission`. " +
 				"`ozdoctor analyze` on the OM logs and .out files confirms HDDS-16839.",
-			"runbook_url": DefaultOptions().RunbookBase + "bootstrapexit/doc.go",
+			"runbook_url": DefaultOptions().RunbookBase + "detectors/bootstrapexit/doc.go",
 		},
 		Panels: []Panel{
 			{Title: "OM leader: time since each follower's last reply", Legend: "{{instance}} → {{follower}}", Unit: "ms",

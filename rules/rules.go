@@ -77,8 +77,8 @@ type File struct {
 
 // Options tune what the generator writes.
 type Options struct {
-	// RunbookBase is the URL prefix of a detector's documentation; the
-	// detector's package name and "/doc.go" follow it.
+	// RunbookBase is the URL prefix of the repository's files; a
+	// detector's documentation file (Doc.File) follows it.
 	RunbookBase string
 	// DatasourceUID is the UID of the Prometheus data source that the
 	// Grafana rules and the dashboard's default query.
@@ -88,7 +88,7 @@ type Options struct {
 // DefaultOptions are the options `ozdoctor rules generate` uses unless told.
 func DefaultOptions() Options {
 	return Options{
-		RunbookBase:   "https://github.com/ozdoctor/ozdoctor/blob/main/detectors/",
+		RunbookBase:   "https://github.com/ozdoctor/ozdoctor/blob/main/",
 		DatasourceUID: "prometheus",
 	}
 }

@@ -62,10 +62,6 @@ func detectorRule(d detectors.Doc, o Options) (Rule, error) {
 	if critical != warning {
 		remediation = `{{ if eq $labels.severity "critical" }}` + critical + `{{ else }}` + warning + `{{ end }}`
 	}
-	pkg := d.Package
-	if pkg == "" {
-		pkg = d.Name
-	}
 	r := Rule{
 		Alert:  AlertName(d.Name),
 		Expr:   fmt.Sprintf(`ozdoctor_alert_active{detector=%q} > 0`, d.Name),
@@ -76,7 +72,7 @@ func detectorRule(d detectors.Doc, o Options) (Rule, error) {
 				d.Defect, d.Defect, d.Title, d.Name, d.Defect),
 			"description": d.Summary + "\n\nResolves: " + d.Resolves,
 			"remediation": remediation,
-			"runbook_url": o.RunbookBase + pkg + "/doc.go",
+			"runbook_url": o.RunbookBase + d.DocFile(),
 		},
 		Panels: []Panel{{Title: d.Defect + " — " + d.Name + ": active findings",
 			Expr:   fmt.Sprintf(`sum by (instance, severity) (ozdoctor_alert_active{detector=%q})`, d.Name),

@@ -112,6 +112,9 @@ func writeCoverageText(w io.Writer, c analysis.Coverage) {
 			fmt.Fprintf(w, "    %-30s %-11s did not run: %s\n", d.Name, d.Defect, d.Reason)
 		}
 	}
+	for _, r := range c.Replaced {
+		fmt.Fprintf(w, "    %s\n", r)
+	}
 	if len(c.Versions) > 0 {
 		fmt.Fprintln(w, "  Ozone versions (STARTUP_MSG):")
 		for _, v := range c.Versions {

@@ -19,7 +19,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/sinks"
 )
@@ -97,7 +96,11 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	if err != nil {
 		return usageErrorf("--tz: %w", err)
 	}
-	opt := analysis.Options{Inputs: args, Zone: zone, Detectors: registry.All()}
+	regs, set, err := loadDetectors(v)
+	if err != nil {
+		return err
+	}
+	opt := analysis.Options{Inputs: args, Zone: zone, Detectors: regs}
 	if opt.HostZones, err = hostZones(v.GetStringSlice("host-tz")); err != nil {
 		return usageErrorf("--host-tz: %w", err)
 	}
@@ -177,6 +180,9 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 			res.Cluster = oneCluster(clusters)
 			reports = append(reports, res)
 		}
+	}
+	for _, r := range reports {
+		r.Coverage.Replaced = set.Replaced
 	}
 	var unreachable *esUnreachable
 	switch {

@@ -6,20 +6,30 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
 
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
 
-func newCatalogueCmd() *cobra.Command {
+func newCatalogueCmd(v *viper.Viper) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalogue",
 		Short: "List the Ozone messages ozdoctor recognises (signal kind, source, literals)",
 		Long: `List the message catalogue: for each entry the signal kind it produces, the Ozone or
-Ratis source it mirrors and the literals that select candidate lines. With --literals,
-print only the literals, one a line (the pattern file for grep -F -f comparisons).`,
+Ratis source it mirrors and the literals that select candidate lines, the signatures' own
+entries included. With --literals, print only the literals, one a line (the pattern file for
+grep -F -f comparisons).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cat, err := catalogue.New()
+			regs, _, err := loadDetectors(v)
+			if err != nil {
+				return err
+			}
+			entries := catalogue.Default()
+			for _, r := range regs {
+				entries = append(entries, r.Entries...)
+			}
+			cat, err := catalogue.New(entries...)
 			if err != nil {
 				return err
 			}

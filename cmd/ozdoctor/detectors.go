@@ -7,21 +7,25 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
 
-func newDetectorsCmd() *cobra.Command {
+func newDetectorsCmd(v *viper.Viper) *cobra.Command {
 	return &cobra.Command{
 		Use:   "detectors",
 		Short: "List the detectors",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			regs, _, err := loadDetectors(v)
+			if err != nil {
+				return err
+			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tDEFECT\tTITLE")
-			for _, r := range registry.All() {
+			for _, r := range regs {
 				fmt.Fprintf(w, "%s\t%s\t%s\n", r.Doc.Name, r.Doc.Defect, r.Doc.Title)
 			}
 			return w.Flush()
@@ -29,13 +33,17 @@ func newDetectorsCmd() *cobra.Command {
 	}
 }
 
-func newExplainCmd() *cobra.Command {
+func newExplainCmd(v *viper.Viper) *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain NAME|PACKAGE|HDDS-ID",
 		Short: "Explain a detector: the defect, its signature, remediation and false positives",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, r := range registry.All() {
+			regs, _, err := loadDetectors(v)
+			if err != nil {
+				return err
+			}
+			for _, r := range regs {
 				if strings.EqualFold(r.Doc.Name, args[0]) || strings.EqualFold(r.Doc.Defect, args[0]) ||
 					r.Doc.Package != "" && strings.EqualFold(r.Doc.Package, args[0]) {
 					fmt.Fprint(cmd.OutOrStdout(), explain(r.Doc))

@@ -95,8 +95,10 @@ keys named like the flags).
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().String("config", "", "config file (YAML, TOML or JSON)")
-	root.AddCommand(newAnalyzeCmd(v), newDetectorsCmd(), newExplainCmd(), newCatalogueCmd(), newVersionCmd())
-	root.AddCommand(newRulesCmd(), newWatchCmd(v))
+	root.PersistentFlags().StringSlice("signatures", nil, "directory or file of signatures of your own, added to the built-in ones\n"+
+		"(repeatable; one with the id of a built-in detector replaces it; docs/signatures.md)")
+	root.AddCommand(newAnalyzeCmd(v), newDetectorsCmd(v), newExplainCmd(v), newCatalogueCmd(v), newVersionCmd())
+	root.AddCommand(newRulesCmd(v), newWatchCmd(v), newTestCmd(v), newCheckCmd())
 	return root
 }
 

@@ -8,13 +8,13 @@ import (
 	"sort"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
 
 	"github.com/ozdoctor/ozdoctor/dashboards"
-	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/rules"
 )
 
-func newRulesCmd() *cobra.Command {
+func newRulesCmd(v *viper.Viper) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "Prometheus and Grafana alerting rules and dashboards generated from the detectors",
@@ -39,7 +39,10 @@ With --check nothing is written: the command fails if a file differs.`,
 			o := rules.DefaultOptions()
 			o.RunbookBase, _ = f.GetString("runbook-base")
 			o.DatasourceUID, _ = f.GetString("datasource-uid")
-			regs := registry.All()
+			regs, _, err := loadDetectors(v)
+			if err != nil {
+				return err
+			}
 			rf, err := rules.Generate(regs, o)
 			if err != nil {
 				return &exitError{code: exitInternal, err: err}
@@ -87,7 +90,7 @@ With --check nothing is written: the command fails if a file differs.`,
 	gen.Flags().String("dir", "rules", "directory of the rule files")
 	gen.Flags().String("dashboards-dir", "dashboards", "directory of the dashboards")
 	gen.Flags().Bool("check", false, "write nothing; exit 1 if a generated file differs")
-	gen.Flags().String("runbook-base", rules.DefaultOptions().RunbookBase, "URL prefix of the detectors' documentation (runbook_url)")
+	gen.Flags().String("runbook-base", rules.DefaultOptions().RunbookBase, "URL prefix of the repository's files, followed by a detector's documentation file\n(detectors/<package>/doc.go, signatures/<id>/<id>.yaml) in runbook_url")
 	gen.Flags().String("datasource-uid", rules.DefaultOptions().DatasourceUID, "UID of the Prometheus data source in Grafana")
 	cmd.AddCommand(gen)
 	return cmd

@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/daemon"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
@@ -105,7 +104,11 @@ func watchConfig(cmd *cobra.Command, v *viper.Viper) (*watchSetup, error) {
 	if err != nil {
 		return nil, usageErrorf("--tz: %w", err)
 	}
-	opt := analysis.Options{Zone: zone, Detectors: registry.All(), Lateness: v.GetDuration("lateness")}
+	regs, _, err := loadDetectors(v)
+	if err != nil {
+		return nil, err
+	}
+	opt := analysis.Options{Zone: zone, Detectors: regs, Lateness: v.GetDuration("lateness")}
 	kv, err := keyValues(v.GetStringSlice("option"))
 	if err != nil {
 		return nil, usageErrorf("--option: %w", err)

@@ -1,18 +1,24 @@
-// Package registry lists every detector ozdoctor runs. A new detector is its
-// own package under detectors/ plus one line here.
+// Package registry lists every detector ozdoctor runs: the Go detectors,
+// each its own package under detectors/ plus one line here, and the
+// built-in signatures (signatures/, one folder each), to which an
+// operator's own signatures are added (Load).
 package registry
 
 import (
+	"fmt"
+
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/bootstrapexit"
 	"github.com/ozdoctor/ozdoctor/detectors/divisionclosing"
 	"github.com/ozdoctor/ozdoctor/detectors/olddatanode"
 	"github.com/ozdoctor/ozdoctor/detectors/pausestale"
 	"github.com/ozdoctor/ozdoctor/detectors/quasiclosedelete"
+	"github.com/ozdoctor/ozdoctor/detectors/signature"
+	"github.com/ozdoctor/ozdoctor/signatures"
 )
 
-// All returns every detector's registration.
-func All() []detectors.Registration {
+// Go returns the registrations of the detectors written in Go.
+func Go() []detectors.Registration {
 	return []detectors.Registration{
 		pausestale.Registration,
 		olddatanode.Registration,
@@ -20,4 +26,35 @@ func All() []detectors.Registration {
 		divisionclosing.Registration,
 		bootstrapexit.Registration,
 	}
+}
+
+// Builtin returns the built-in signatures, compiled. They are tested
+// with the repository (signatures/signatures_test.go), so an error here
+// is a defect of the build.
+func Builtin() []*signature.Signature {
+	sigs, err := signature.LoadFS(signatures.FS(), ".", true)
+	if err != nil {
+		panic(fmt.Sprintf("built-in signatures: %v", err))
+	}
+	return sigs
+}
+
+// All returns every built-in detector's registration: the Go detectors,
+// then the built-in signatures.
+func All() []detectors.Registration {
+	regs, _ := signature.Merge(Go(), Builtin(), nil)
+	return regs
+}
+
+// Load returns every detector of a run: the built-in ones and the
+// signatures under paths (files or directories), an operator's signature
+// replacing the built-in detector or signature of the same id. The Set
+// says what was replaced. Errors name file:line:column.
+func Load(paths []string) ([]detectors.Registration, *signature.Set, error) {
+	user, err := signature.LoadPaths(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	regs, set := signature.Merge(Go(), Builtin(), user)
+	return regs, set, nil
 }

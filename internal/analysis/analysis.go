@@ -246,7 +246,11 @@ const (
 // NewPipeline builds the stages for opt; opt.Subscribe, if set, receives
 // every transition as it happens.
 func NewPipeline(opt Options) (*Pipeline, error) {
-	cat, err := catalogue.New()
+	entries := catalogue.Default()
+	for _, r := range opt.Detectors {
+		entries = append(entries, r.Entries...)
+	}
+	cat, err := catalogue.New(entries...)
 	if err != nil {
 		return nil, err
 	}

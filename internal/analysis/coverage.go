@@ -22,8 +22,11 @@ type Coverage struct {
 	Files     Files              `json:"files"`
 	Skipped   []bundle.Problem   `json:"skipped"`
 	Detectors []DetectorCoverage `json:"detectors"`
-	Settings  []Setting          `json:"settings"`
-	Offsets   []ClockOffset      `json:"clock_offsets,omitempty"`
+	// Replaced names the built-in detectors an operator's signature of the
+	// same id replaced (--signatures).
+	Replaced []string      `json:"replaced,omitempty"`
+	Settings []Setting     `json:"settings"`
+	Offsets  []ClockOffset `json:"clock_offsets,omitempty"`
 	// Versions are the Ozone versions the services' STARTUP_MSG banners
 	// printed, by component.
 	Versions []VersionCoverage `json:"versions,omitempty"`

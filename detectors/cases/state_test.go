@@ -1,6 +1,6 @@
 //lint:file-ignore U1000 the test types' fields are read and written only by reflection (the snapshot codec)
 
-package detectortest
+package cases
 
 import (
 	"strings"

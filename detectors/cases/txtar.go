@@ -1,4 +1,4 @@
-package detectortest
+package cases
 
 import (
 	"bytes"

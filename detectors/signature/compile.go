@@ -1,0 +1,710 @@
+package signature
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/ext"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/site"
+	"go.yaml.in/yaml/v3"
+)
+
+// MinLiteral is the shortest literal a signature's own message entry may
+// give the prefilter.
+const MinLiteral = 8
+
+// Signature is a compiled signature file, ready to run.
+type Signature struct {
+	ID      string
+	Path    string // where it was read, as given to Compile
+	Builtin bool
+	// Hash covers what decides the signature's state (signals, params,
+	// windows, match): a reload keeps the open state of a signature whose
+	// id and hash are unchanged.
+	Hash    string
+	Status  string
+	Version string
+	Tests   []string // globs of its test cases, relative to its file
+
+	doc      detectors.Doc
+	entries  []catalogue.Entry
+	params   []param
+	windows  []window
+	match    match
+	entities entityProgs
+	facts    []named
+	summary  *template.Template
+}
+
+type param struct {
+	name string
+	kind detectors.OptionKind
+}
+
+type window struct {
+	name string
+	ast  *cel.Ast
+	opts []cel.EnvOption // params and the windows before it
+}
+
+type named struct {
+	name string
+	prg  cel.Program
+}
+
+type match struct {
+	by      cel.Program // nil: one instance per signature at a time
+	horizon durationExpr
+	skew    durationExpr
+	maxOpen int
+	steps   []step
+	until   *cond
+	resolve *cond
+}
+
+type step struct {
+	name   string
+	alts   []alt
+	within durationExpr // zero: until the horizon
+	count  *count
+	absent bool
+	emit   *emit
+}
+
+type alt struct {
+	kinds      []catalogue.Kind
+	where      cel.Program // nil: every signal of the kinds
+	by         cel.Program // nil: the match's
+	confidence valueExpr
+}
+
+type count struct {
+	min      cel.Program // int
+	distinct cel.Program // string; nil: every signal counts
+}
+
+type emit struct {
+	severity, confidence valueExpr
+	pending              bool
+}
+
+type cond struct {
+	alts  []alt
+	quiet durationExpr
+}
+
+type entityProgs struct {
+	hosts, datanodes, containers, pipelines, groups, oms []cel.Program
+}
+
+// valueExpr is a literal or an expression giving a string.
+type valueExpr struct {
+	lit string
+	prg cel.Program
+}
+
+// durationExpr is a constant duration or an expression over params and
+// windows, evaluated when the run starts and when the settings change.
+type durationExpr struct {
+	set bool
+	lit time.Duration
+	prg cel.Program
+}
+
+var (
+	eventType = cel.ObjectType("signature.Event")
+	burstType = cel.ObjectType("signature.Burst")
+)
+
+// compiler holds what compiling one file needs.
+type compiler struct {
+	path  string
+	file  *File
+	errs  Errors
+	kinds map[catalogue.Kind]bool // every kind a step may name
+	base  []cel.EnvOption         // types, params, windows
+}
+
+// Compile checks and compiles a parsed signature file. known are the
+// catalogue's kinds (the built-in entries' and the engine's own); the
+// file's own signals add to them.
+func Compile(path string, f *File, known map[catalogue.Kind]bool) (*Signature, error) {
+	c := &compiler{path: path, file: f, kinds: map[catalogue.Kind]bool{}}
+	for k := range known {
+		c.kinds[k] = true
+	}
+	s := &Signature{ID: f.ID, Path: path, Status: f.Status, Version: f.Version, Tests: f.Tests}
+	c.header(s)
+	c.signals(s)
+	c.paramsAndWindows(s)
+	if len(c.errs) == 0 {
+		c.compileMatch(s)
+		c.outputs(s)
+	}
+	if len(c.errs) > 0 {
+		for _, e := range c.errs {
+			e.File = path
+		}
+		return nil, c.errs
+	}
+	s.Hash = hashOf(f)
+	return s, nil
+}
+
+func (c *compiler) errorf(p Pos, format string, a ...any) {
+	c.errs = append(c.errs, &Error{Pos: p, Msg: fmt.Sprintf(format, a...)})
+}
+
+func (c *compiler) at(key string) Pos { return c.file.pos[key] }
+
+var idRe = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*[a-z0-9]$`)
+
+func (c *compiler) header(s *Signature) {
+	f := c.file
+	if !idRe.MatchString(f.ID) {
+		c.errorf(c.at("id"), "id %q: want lower-case letters, digits, '.' and '-' (e.g. dn-volume-failed)", f.ID)
+	}
+	switch f.Status {
+	case "", "experimental", "test", "stable":
+	default:
+		c.errorf(c.at("status"), "status %q: want experimental, test or stable", f.Status)
+	}
+	if f.Title == "" {
+		c.errorf(c.at("id"), "missing title")
+	}
+	if f.Defect != "" && f.Problem != "" {
+		c.errorf(c.at("problem"), "give defect (a JIRA key) or problem (a condition's name), not both")
+	}
+	key := f.Defect
+	if key == "" {
+		key = f.Problem
+	}
+	if key == "" {
+		c.errorf(c.at("id"), "missing defect or problem (the key the report names, e.g. HDDS-16809 or dn-volume-failure)")
+	}
+	var needs []parsers.Component
+	for _, n := range f.Needs {
+		switch comp := parsers.Component(n); comp {
+		case parsers.ComponentSCM, parsers.ComponentOM, parsers.ComponentDatanode, parsers.ComponentRecon, parsers.ComponentS3G:
+			needs = append(needs, comp)
+		default:
+			c.errorf(c.at("needs"), "needs %q: want scm, om, datanode, recon or s3g", n)
+		}
+	}
+	s.doc = detectors.Doc{
+		Name: f.ID, Defect: key, Title: f.Title, Summary: strings.TrimSpace(f.Description),
+		Explanation: strings.TrimSpace(f.Explanation), FalsePositives: f.FalsePositives,
+		Resolves: strings.TrimSpace(f.Resolves), Needs: needs, Package: f.ID, Affected: f.Affected,
+		FixedIn: f.FixedIn, Metrics: f.Metrics,
+	}
+	if len(f.References) > 0 {
+		s.doc.VersionsRead = "references: " + strings.Join(f.References, " ")
+	}
+	if err := s.doc.ValidateVersions(); err != nil {
+		c.errorf(c.at("affected"), "%v", err)
+	}
+	for _, r := range f.Remediation {
+		s.doc.Remediation = append(s.doc.Remediation, r.Src)
+		if _, err := template.New("").Funcs(detectors.TemplateFuncs()).Parse(r.Src); err != nil {
+			c.errorf(r.Pos, "remediation template: %v", err)
+		}
+	}
+	if f.Summary.Set() {
+		t, err := template.New(f.ID).Funcs(detectors.TemplateFuncs()).Parse(f.Summary.Src)
+		if err != nil {
+			c.errorf(f.Summary.Pos, "summary template: %v", err)
+		}
+		s.summary = t
+	} else {
+		c.errorf(c.at("id"), "missing summary (the finding's one-paragraph text, a template)")
+	}
+}
+
+// groupTypes are the typed Signal fields a message entry's named group
+// may fill (catalogue setField), by group name.
+var groupTypes = map[string]string{
+	"dn": "datanode", "dnuuid": "string", "dnhost": "string", "dnip": "string", "container": "int",
+	"pipeline": "string", "pipelines": "list", "group": "string", "peer": "string", "om": "string",
+	"member": "string", "peers": "list", "oldpeers": "list", "ratisdur": "duration", "ms": "duration",
+	"ns": "duration", "count": "int", "index": "int", "term": "int", "bcsid": "int", "maxbcsid": "int",
+	"state": "string", "reason": "string", "version": "string", "version2": "string", "apparent": "string",
+	"apparent2": "string", "nonempty": "bool", "force": "bool",
+}
+
+var kindRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+func (c *compiler) signals(s *Signature) {
+	for _, d := range c.file.Signals {
+		k := catalogue.Kind(d.Kind)
+		switch {
+		case !kindRe.MatchString(d.Kind):
+			c.errorf(d.Pos, "signal kind %q: want lower_case_with_underscores", d.Kind)
+			continue
+		case c.kinds[k]:
+			c.errorf(d.Pos, "signal kind %q is already in the catalogue: name your own", d.Kind)
+			continue
+		}
+		if d.Source == "" {
+			c.errorf(d.Pos, "signal %s: missing source (the Ozone source file:line the message comes from)", d.Kind)
+		}
+		if len(d.Literals) == 0 {
+			c.errorf(d.Pos, "signal %s: missing literals (text every wording of the message contains, at least %d bytes)", d.Kind, MinLiteral)
+		}
+		for _, l := range d.Literals {
+			if len(l) < MinLiteral {
+				c.errorf(d.Pos, "signal %s: literal %q is shorter than %d bytes", d.Kind, l, MinLiteral)
+			}
+		}
+		if !d.Pattern.Set() {
+			c.errorf(d.Pos, "signal %s: missing pattern (an RE2 regular expression with named groups)", d.Kind)
+			continue
+		}
+		re, err := regexp.Compile(d.Pattern.Src)
+		if err != nil {
+			c.errorf(d.Pattern.Pos, "signal %s: pattern: %v", d.Kind, err)
+			continue
+		}
+		for _, l := range d.Literals {
+			if len(l) >= MinLiteral && !strings.Contains(re.String(), regexp.QuoteMeta(l)) && !strings.Contains(d.Pattern.Src, l) {
+				c.errorf(d.Pattern.Pos, "signal %s: literal %q does not appear in the pattern as written", d.Kind, l)
+			}
+		}
+		declared := map[string]bool{}
+		for g, typ := range d.Groups {
+			declared[g] = true
+			if want, ok := groupTypes[g]; ok && want != typ {
+				c.errorf(d.Pos, "signal %s: group %q fills the signal's %s field, of type %s, not %s", d.Kind, g, g, want, typ)
+			} else if !ok && typ != "string" {
+				c.errorf(d.Pos, "signal %s: group %q is not a typed signal field (%s): it lands in e.attrs as a string", d.Kind, g, strings.Join(sortedKeys(groupTypes), ", "))
+			}
+		}
+		inPattern := map[string]bool{}
+		for _, g := range re.SubexpNames()[1:] {
+			if g != "" && !declared[g] && !inPattern[g] {
+				c.errorf(d.Pattern.Pos, "signal %s: named group %q is not declared under groups", d.Kind, g)
+			}
+			inPattern[g] = true
+		}
+		for _, g := range sortedKeys(declared) {
+			if !inPattern[g] {
+				c.errorf(d.Pos, "signal %s: group %q is declared but the pattern has no (?P<%s>...)", d.Kind, g, g)
+			}
+		}
+		c.kinds[k] = true
+		s.entries = append(s.entries, catalogue.Entry{Kind: k, Source: d.Source, Loggers: d.Loggers, Literals: d.Literals, Pattern: re})
+	}
+}
+
+func (c *compiler) paramsAndWindows(s *Signature) {
+	c.base = []cel.EnvOption{
+		ext.NativeTypes(reflect.TypeFor[Event](), reflect.TypeFor[Burst](), ext.ParseStructTag("json")),
+		ext.Strings(),
+		cel.Function("human", cel.Overload("human_duration", []*cel.Type{cel.DurationType}, cel.StringType,
+			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(Human(v.Value().(time.Duration))) }))),
+		cel.Function("stamp", cel.Overload("stamp_timestamp", []*cel.Type{cel.TimestampType}, cel.StringType,
+			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(detectors.Stamp(v.Value().(time.Time).UTC())) }))),
+	}
+	for _, p := range c.file.Params {
+		opt := detectors.Option{Name: p.Name, Default: p.Value.Default, Min: p.Value.Min, Doc: p.Value.Doc}
+		var typ *cel.Type
+		switch p.Value.Type {
+		case "int":
+			opt.Kind, typ = detectors.OptionInt, cel.IntType
+		case "duration":
+			opt.Kind, typ = detectors.OptionDuration, cel.DurationType
+		case "string":
+			opt.Kind, typ = detectors.OptionString, cel.StringType
+		default:
+			c.errorf(p.Pos, "param %s: type %q: want int, duration or string", p.Name, p.Value.Type)
+			continue
+		}
+		if p.Value.Doc == "" {
+			c.errorf(p.Pos, "param %s: missing doc", p.Name)
+		}
+		if _, err := opt.Check(opt.Default); err != nil {
+			c.errorf(p.Pos, "param %s: default: %v", p.Name, err)
+		}
+		s.doc.Options = append(s.doc.Options, opt)
+		s.params = append(s.params, param{name: p.Name, kind: opt.Kind})
+		c.base = append(c.base, cel.Variable("params."+p.Name, typ))
+	}
+	settingFn := cel.Function("setting", cel.Overload("setting_string_duration", []*cel.Type{cel.StringType, cel.DurationType}, cel.DurationType))
+	for _, w := range c.file.Windows {
+		env, err := cel.NewEnv(append(slices.Clone(c.base), settingFn)...)
+		if err != nil {
+			c.errorf(w.Pos, "window %s: %v", w.Name, err)
+			return
+		}
+		src := w.Value
+		if d, ok := literalDuration(src.Src); ok {
+			src.Src = fmt.Sprintf("duration(%q)", d.String())
+		}
+		ast := c.check(env, src, cel.DurationType, "window "+w.Name)
+		if ast != nil {
+			s.windows = append(s.windows, window{name: w.Name, ast: ast, opts: slices.Clone(c.base)})
+		}
+		c.base = append(c.base, cel.Variable("windows."+w.Name, cel.DurationType))
+	}
+}
+
+// check compiles src in env and requires its type.
+func (c *compiler) check(env *cel.Env, src Expr, want *cel.Type, what string) *cel.Ast {
+	ast, iss := env.Compile(src.Src)
+	if iss != nil && iss.Err() != nil {
+		for _, e := range iss.Errors() {
+			loc := e.Location
+			p := src.Pos
+			switch {
+			case src.Block:
+				p = Pos{src.Pos.Line + loc.Line(), loc.Column() + 1}
+			case loc.Line() > 1:
+				p = Pos{src.Pos.Line + loc.Line() - 1, loc.Column() + 1}
+			default:
+				p.Col += loc.Column()
+				if src.Quoted {
+					p.Col++
+				}
+			}
+			c.errorf(p, "%s: %s (in %q)", what, e.Message, oneLine(src.Src))
+		}
+		return nil
+	}
+	if want != nil && !ast.OutputType().IsExactType(want) && ast.OutputType() != cel.DynType {
+		c.errorf(src.Pos, "%s: %q has type %s, want %s", what, oneLine(src.Src), ast.OutputType(), want)
+		return nil
+	}
+	return ast
+}
+
+func (c *compiler) program(env *cel.Env, src Expr, want *cel.Type, what string) cel.Program {
+	ast := c.check(env, src, want, what)
+	if ast == nil {
+		return nil
+	}
+	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+	if err != nil {
+		c.errorf(src.Pos, "%s: %v", what, err)
+		return nil
+	}
+	return prg
+}
+
+// env is the base environment plus e (unless noEvent) and the bound steps.
+func (c *compiler) env(bound []step, withEvent bool) *cel.Env {
+	opts := slices.Clone(c.base)
+	if withEvent {
+		opts = append(opts, cel.Variable("e", eventType))
+	}
+	for _, st := range bound {
+		if st.absent {
+			continue
+		}
+		if st.count != nil {
+			opts = append(opts, cel.Variable(st.name, burstType))
+		} else {
+			opts = append(opts, cel.Variable(st.name, eventType))
+		}
+	}
+	env, err := cel.NewEnv(opts...)
+	if err != nil {
+		panic(fmt.Sprintf("signature environment: %v", err)) // the options are ours
+	}
+	return env
+}
+
+var stepNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+func (c *compiler) compileMatch(s *Signature) {
+	m := c.file.Match
+	if len(m.Steps) == 0 {
+		c.errorf(m.Pos, "match: missing steps")
+		return
+	}
+	if !m.Horizon.Set() {
+		c.errorf(m.Pos, "match: missing horizon (how long an open instance is remembered without a new signal)")
+	}
+	if m.MaxOpen <= 0 {
+		c.errorf(m.Pos, "match: missing max_open (the open instances kept at most; the oldest is evicted and counted)")
+	}
+	env0 := c.env(nil, true)
+	s.match.maxOpen = m.MaxOpen
+	s.match.horizon = c.duration(m.Horizon, "match.horizon")
+	s.match.skew = c.duration(m.Skew, "match.skew")
+	if m.By.Set() {
+		s.match.by = c.program(env0, m.By, cel.StringType, "match.by")
+	}
+	names := map[string]bool{"e": true, "params": true, "windows": true}
+	for i, st := range m.Steps {
+		if !stepNameRe.MatchString(st.Name) {
+			c.errorf(st.Pos, "step %d: name %q: want lower_case (it names the bound signal in later expressions)", i+1, st.Name)
+		} else if names[st.Name] {
+			c.errorf(st.Pos, "step %d: name %q is already taken", i+1, st.Name)
+		}
+		names[st.Name] = true
+		cs := step{name: st.Name, absent: st.Absent}
+		env := c.env(s.match.steps, true)
+		alts := st.AnyOf
+		if len(st.On) > 0 || st.Where.Set() {
+			if len(alts) > 0 {
+				c.errorf(st.Pos, "step %s: give on/where or any_of, not both", st.Name)
+			}
+			alts = []Alt{{On: st.On, Where: st.Where, By: st.By, Pos: st.Pos}}
+		} else if st.By.Set() {
+			c.errorf(st.Pos, "step %s: by belongs to on/where or to each any_of alternative", st.Name)
+		}
+		if len(alts) == 0 {
+			c.errorf(st.Pos, "step %s: missing on (the signal kinds it matches)", st.Name)
+		}
+		cs.alts = c.alts(env, alts, "step "+st.Name)
+		if st.Within.Set() {
+			cs.within = c.duration(st.Within, "step "+st.Name+" within")
+		} else if i == 0 && st.Count != nil {
+			c.errorf(st.Pos, "step %s: a count step needs within (the window it counts in)", st.Name)
+		} else if st.Absent {
+			c.errorf(st.Pos, "step %s: an absent step needs within (how long the signal must stay away)", st.Name)
+		}
+		if st.Absent && st.Count != nil {
+			c.errorf(st.Pos, "step %s: absent and count exclude each other", st.Name)
+		}
+		if st.Absent && i == 0 {
+			c.errorf(st.Pos, "step %s: a sequence cannot start with an absent step", st.Name)
+		}
+		if st.Count != nil {
+			cs.count = &count{min: c.program(c.env(s.match.steps, false), st.Count.Min, cel.IntType, "step "+st.Name+" count.min")}
+			if !st.Count.Min.Set() {
+				c.errorf(st.Pos, "step %s: count needs min", st.Name)
+			}
+			if st.Count.Distinct.Set() {
+				cs.count.distinct = c.program(env, st.Count.Distinct, cel.StringType, "step "+st.Name+" count.distinct")
+			}
+		}
+		if st.Emit != nil {
+			bound := append(slices.Clone(s.match.steps), cs)
+			cs.emit = c.emit(c.env(bound, false), st.Emit, "step "+st.Name+" emit")
+		}
+		s.match.steps = append(s.match.steps, cs)
+	}
+	if !slices.ContainsFunc(s.match.steps, func(st step) bool { return st.emit != nil }) {
+		c.errorf(m.Pos, "match: no step emits a finding (add emit: {severity: warning} to the step that decides)")
+	}
+	envAll := c.env(s.match.steps, true)
+	if m.Until != nil {
+		if m.Until.Quiet.Set() {
+			c.errorf(m.Until.Pos, "until: quiet belongs to resolve")
+		}
+		s.match.until = &cond{alts: c.alts(envAll, []Alt{{On: m.Until.On, Where: m.Until.Where, By: m.Until.By, Pos: m.Until.Pos}}, "until")}
+	}
+	if r := m.Resolve; r != nil {
+		s.match.resolve = &cond{}
+		if len(r.On) > 0 {
+			s.match.resolve.alts = c.alts(envAll, []Alt{{On: r.On, Where: r.Where, By: r.By, Pos: r.Pos}}, "resolve")
+		}
+		if r.Quiet.Set() {
+			s.match.resolve.quiet = c.duration(r.Quiet, "resolve.quiet")
+		}
+		if len(r.On) == 0 && !r.Quiet.Set() {
+			c.errorf(r.Pos, "resolve: give on (a signal that ends the problem) or quiet (how long without a signal)")
+		}
+	}
+}
+
+func (c *compiler) alts(env *cel.Env, alts []Alt, what string) []alt {
+	var out []alt
+	for _, a := range alts {
+		ca := alt{}
+		if len(a.On) == 0 {
+			c.errorf(a.Pos, "%s: missing on (the signal kinds it matches)", what)
+		}
+		for _, k := range a.On {
+			if !c.kinds[catalogue.Kind(k)] {
+				c.errorf(a.Pos, "%s: unknown signal kind %q (see `ozdoctor catalogue`, or add it under signals:)", what, k)
+			}
+			ca.kinds = append(ca.kinds, catalogue.Kind(k))
+		}
+		if a.Where.Set() {
+			ca.where = c.program(env, a.Where, cel.BoolType, what+" where")
+		}
+		if a.By.Set() {
+			ca.by = c.program(env, a.By, cel.StringType, what+" by")
+		}
+		ca.confidence = c.value(env, a.Confidence, what+" confidence", confidences)
+		out = append(out, ca)
+	}
+	return out
+}
+
+var (
+	severities  = []string{"info", "warning", "critical"}
+	confidences = []string{"low", "medium", "high"}
+)
+
+func (c *compiler) emit(env *cel.Env, e *Emit, what string) *emit {
+	out := &emit{severity: c.value(env, e.Severity, what+" severity", severities),
+		confidence: c.value(env, e.Confidence, what+" confidence", confidences)}
+	switch e.State {
+	case "", "firing":
+	case "pending":
+		out.pending = true
+	default:
+		c.errorf(e.Severity.Pos, "%s: state %q: want firing or pending", what, e.State)
+	}
+	return out
+}
+
+// value compiles a literal among allowed, or an expression giving a string.
+func (c *compiler) value(env *cel.Env, src Expr, what string, allowed []string) valueExpr {
+	v := strings.TrimSpace(src.Src)
+	if v == "" || slices.Contains(allowed, v) {
+		return valueExpr{lit: v}
+	}
+	if kindRe.MatchString(v) && !strings.ContainsAny(v, ".()") {
+		c.errorf(src.Pos, "%s: %q: want %s, or an expression giving one", what, v, strings.Join(allowed, ", "))
+		return valueExpr{}
+	}
+	return valueExpr{prg: c.program(env, src, cel.StringType, what)}
+}
+
+func (c *compiler) duration(src Expr, what string) durationExpr {
+	if !src.Set() {
+		return durationExpr{}
+	}
+	if d, ok := literalDuration(src.Src); ok {
+		return durationExpr{set: true, lit: d}
+	}
+	return durationExpr{set: true, prg: c.program(c.env(nil, false), src, cel.DurationType, what)}
+}
+
+func (c *compiler) outputs(s *Signature) {
+	env := c.env(s.match.steps, false)
+	ent := c.file.Entities
+	progs := func(xs []Expr, want *cel.Type, what string) []cel.Program {
+		var out []cel.Program
+		for _, x := range xs {
+			if p := c.program(env, x, want, "entities."+what); p != nil {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	s.entities = entityProgs{
+		hosts:      progs(ent.Hosts, cel.StringType, "hosts"),
+		datanodes:  progs(ent.Datanodes, cel.ObjectType("signature.Datanode"), "datanodes"),
+		containers: progs(ent.Containers, cel.IntType, "containers"),
+		pipelines:  progs(ent.Pipelines, cel.StringType, "pipelines"),
+		groups:     progs(ent.RaftGroups, cel.StringType, "raft_groups"),
+		oms:        progs(ent.OMNodes, cel.StringType, "om_nodes"),
+	}
+	for _, f := range c.file.Facts {
+		if p := c.program(env, f.Value, nil, "fact "+f.Name); p != nil {
+			s.facts = append(s.facts, named{name: f.Name, prg: p})
+		}
+	}
+	for _, st := range s.match.steps {
+		for _, a := range st.alts {
+			s.doc.Kinds = appendKinds(s.doc.Kinds, a.kinds)
+		}
+	}
+	for _, cd := range []*cond{s.match.until, s.match.resolve} {
+		if cd != nil {
+			for _, a := range cd.alts {
+				s.doc.Kinds = appendKinds(s.doc.Kinds, a.kinds)
+			}
+		}
+	}
+	s.doc.Horizon = s.match.horizon.lit
+	if s.match.horizon.prg != nil {
+		s.doc.Horizon = 0 // from the settings: the detector states it at run time
+	}
+}
+
+func appendKinds(dst, ks []catalogue.Kind) []catalogue.Kind {
+	for _, k := range ks {
+		if !slices.Contains(dst, k) {
+			dst = append(dst, k)
+		}
+	}
+	return dst
+}
+
+// literalDuration reads a constant duration: Go's syntax ("90s", "1h30m")
+// or a number of days ("7d").
+func literalDuration(v string) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if d, err := time.ParseDuration(v); err == nil {
+		return d, true
+	}
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		if days, err := strconv.Atoi(n); err == nil && days >= 0 {
+			return time.Duration(days) * 24 * time.Hour, true
+		}
+	}
+	return 0, false
+}
+
+// settingDuration reads a duration setting as Ozone's getTimeDuration
+// does (a bare number in milliseconds), or def when it is not set.
+func settingDuration(cfg *site.Config, key string, def time.Duration) time.Duration {
+	if v, _, ok := cfg.Get(key); ok {
+		if d, err := site.ParseDuration(v, time.Millisecond); err == nil {
+			return d
+		}
+	}
+	return def
+}
+
+// Human renders a duration as Ozone's settings write it: "30s", "5m",
+// "1h30m", "250ms".
+func Human(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func hashOf(f *File) string {
+	h := sha256.New()
+	for _, part := range []any{f.Signals, f.Params, f.Windows, f.Match} {
+		b, _ := yaml.Marshal(part)
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Doc returns the signature's documentation, as the registry lists it.
+func (s *Signature) Doc() detectors.Doc { return s.doc }
+
+// Entries returns the message entries the signature adds to the catalogue.
+func (s *Signature) Entries() []catalogue.Entry { return s.entries }

@@ -1,0 +1,182 @@
+package signature
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// KnownKinds returns the signal kinds a signature may name without
+// declaring them: the built-in catalogue's and the ones the pipeline
+// makes itself (log gaps, settings, /prom samples).
+func KnownKinds() map[catalogue.Kind]bool {
+	known := map[catalogue.Kind]bool{catalogue.LogGap: true, catalogue.SiteSettings: true, catalogue.MetricSample: true}
+	for _, e := range catalogue.Default() {
+		known[e.Kind] = true
+	}
+	return known
+}
+
+// Set is the signatures of one run: the built-in ones and the operator's.
+type Set struct {
+	Signatures []*Signature
+	// Replaced names the built-in signatures (or detectors) an operator's
+	// signature of the same id replaced, with the file that did.
+	Replaced []string
+}
+
+// Registrations returns the set's signatures as detector registrations.
+func (s *Set) Registrations() []detectors.Registration {
+	out := make([]detectors.Registration, len(s.Signatures))
+	for i, sig := range s.Signatures {
+		out[i] = sig.Registration()
+	}
+	return out
+}
+
+// IsSignatureFile reports whether name is a signature file by its name.
+func IsSignatureFile(name string) bool {
+	ext := path.Ext(name)
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// LoadFS compiles every signature file under root in fsys, in path order.
+// Every file's problems are returned together (Errors).
+func LoadFS(fsys fs.FS, root string, builtin bool) ([]*Signature, error) {
+	var paths []string
+	err := fs.WalkDir(fsys, root, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if de.IsDir() && p != root && (de.Name() == "testdata" || strings.HasPrefix(de.Name(), ".")) {
+			return fs.SkipDir
+		}
+		if !de.IsDir() && IsSignatureFile(p) {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return compileAll(paths, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) }, builtin)
+}
+
+// LoadPaths compiles the signature files given, and every signature file
+// under the directories given (testdata folders left out).
+func LoadPaths(paths []string) ([]*Signature, error) {
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("signatures: %w", err)
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(q string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if de.IsDir() && q != p && (de.Name() == "testdata" || strings.HasPrefix(de.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			if !de.IsDir() && IsSignatureFile(q) {
+				files = append(files, q)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("signatures: %w", err)
+		}
+	}
+	return compileAll(files, os.ReadFile, false)
+}
+
+func compileAll(paths []string, read func(string) ([]byte, error), builtin bool) ([]*Signature, error) {
+	known := KnownKinds()
+	var sigs []*Signature
+	var errs Errors
+	ids := map[string]string{}
+	for _, p := range paths {
+		data, err := read(p)
+		if err != nil {
+			errs = append(errs, &Error{File: p, Msg: err.Error()})
+			continue
+		}
+		f, err := Parse(p, data)
+		if err == nil {
+			var s *Signature
+			if s, err = Compile(p, f, known); err == nil {
+				if prev, dup := ids[s.ID]; dup {
+					errs = append(errs, &Error{File: p, Pos: f.pos["id"], Msg: fmt.Sprintf("duplicate id %q (also in %s)", s.ID, prev)})
+					continue
+				}
+				ids[s.ID] = p
+				s.Builtin = builtin
+				s.doc.File = p
+				if builtin {
+					s.doc.File = "signatures/" + p
+				}
+				for _, e := range s.entries {
+					known[e.Kind] = true // a later file may use an earlier one's signal
+				}
+				sigs = append(sigs, s)
+				continue
+			}
+		}
+		var es Errors
+		var e *Error
+		switch {
+		case errors.As(err, &es):
+			errs = append(errs, es...)
+		case errors.As(err, &e):
+			errs = append(errs, e)
+		default:
+			errs = append(errs, &Error{File: p, Msg: err.Error()})
+		}
+	}
+	if len(errs) > 0 {
+		return sigs, errs
+	}
+	return sigs, nil
+}
+
+// Merge puts the operator's signatures over the built-in ones: one with
+// the id of a built-in signature or Go detector replaces it (Set.Replaced
+// says so). goDetectors are the names of the Go detectors; the returned
+// registrations are the Go detectors not replaced, then the signatures.
+func Merge(goRegs []detectors.Registration, builtin, user []*Signature) ([]detectors.Registration, *Set) {
+	set := &Set{}
+	byID := map[string]*Signature{}
+	for _, s := range user {
+		byID[s.ID] = s
+	}
+	var regs []detectors.Registration
+	for _, r := range goRegs {
+		if s, ok := byID[r.Doc.Name]; ok {
+			set.Replaced = append(set.Replaced, fmt.Sprintf("%s (built-in detector) replaced by %s", r.Doc.Name, s.Path))
+			continue
+		}
+		regs = append(regs, r)
+	}
+	for _, s := range builtin {
+		if u, ok := byID[s.ID]; ok {
+			set.Replaced = append(set.Replaced, fmt.Sprintf("%s (built-in signature) replaced by %s", s.ID, u.Path))
+			continue
+		}
+		set.Signatures = append(set.Signatures, s)
+	}
+	set.Signatures = append(set.Signatures, user...)
+	slices.Sort(set.Replaced)
+	return append(regs, set.Registrations()...), set
+}

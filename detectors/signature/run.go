@@ -1,0 +1,753 @@
+package signature
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+)
+
+// maxRecent bounds the signals a signature keeps for its skew allowance.
+const maxRecent = 4096
+
+// Registration returns the signature as a detector the engine runs like
+// any other: its findings go through the engine's alert state machine,
+// its state into the daemon's checkpoint.
+func (s *Signature) Registration() detectors.Registration {
+	return detectors.Registration{Doc: s.doc, Entries: s.entries,
+		New: func(env *detectors.Env) (detectors.Detector, error) { return s.newDetector(env) }}
+}
+
+// detector runs one signature. Its exported fields are its state (saved
+// in checkpoints); the rest is rebuilt from the signature and the Env.
+type detector struct {
+	sig      *Signature     `state:"-"`
+	env      *detectors.Env `state:"-"`
+	vars     map[string]any `state:"-"` // params.* and windows.*
+	gen      int            `state:"-"` // settings generation of vars' windows
+	horizon  time.Duration  `state:"-"`
+	skew     time.Duration  `state:"-"`
+	quiet    time.Duration  `state:"-"`
+	withins  []time.Duration
+	Hash     string // the signature's Hash when this state was made
+	Open     []*instance
+	Evicted  int64
+	Recent   []recent // signals a later step may still take (skew)
+	Deferred int64    // instances whose deadline the input did not reach
+}
+
+// instance is one partial or complete match, for one join key.
+type instance struct {
+	Key        string
+	Step       int       // the next step to meet; len(steps) once all are
+	Bound      []binding // one per step met
+	Start      time.Time
+	Last       time.Time
+	Deadline   time.Time // the current step's (zero: only the horizon)
+	Counted    []counted // the current count step's window
+	Emitted    bool
+	Pending    bool
+	Closed     bool
+	Severity   detectors.Severity
+	Confidence detectors.Confidence
+	Evidence   detectors.EvidenceLog
+}
+
+type binding struct {
+	Event      Event
+	Burst      Burst
+	Confidence string // of the any_of alternative that matched
+}
+
+type counted struct {
+	Time  time.Time
+	Value string
+	Event Event
+}
+
+type recent struct {
+	Event    Event
+	Evidence detectors.Evidence
+}
+
+func (s *Signature) newDetector(env *detectors.Env) (*detector, error) {
+	d := &detector{sig: s, env: env, gen: -1, Hash: s.Hash}
+	d.vars = map[string]any{}
+	for _, p := range s.params {
+		switch p.kind {
+		case detectors.OptionInt:
+			n, _, err := s.doc.Int(env, p.name)
+			if err != nil {
+				return nil, err
+			}
+			d.vars["params."+p.name] = int64(n)
+		case detectors.OptionDuration:
+			v, _, err := s.doc.Duration(env, p.name)
+			if err != nil {
+				return nil, err
+			}
+			d.vars["params."+p.name] = v
+		default:
+			d.vars["params."+p.name] = env.Option(s.doc.Name+"."+p.name, optionDefault(s.doc, p.name))
+		}
+	}
+	if err := d.refresh(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func optionDefault(doc detectors.Doc, name string) string {
+	for _, o := range doc.Options {
+		if o.Name == name {
+			return o.Default
+		}
+	}
+	return ""
+}
+
+// refresh recomputes the windows and durations when the cluster's
+// settings changed (and at the start).
+func (d *detector) refresh() error {
+	if d.Hash != d.sig.Hash { // restored from a checkpoint of another version of the signature
+		d.Hash, d.Open, d.Recent = d.sig.Hash, nil, nil
+	}
+	if g := d.env.Settings.Generation(); g == d.gen {
+		return nil
+	}
+	d.gen = d.env.Settings.Generation()
+	cfg := d.env.Settings
+	setting := cel.Function("setting", cel.Overload("setting_string_duration", []*cel.Type{cel.StringType, cel.DurationType}, cel.DurationType,
+		cel.BinaryBinding(func(k, def ref.Val) ref.Val {
+			return types.Duration{Duration: settingDuration(cfg, string(k.(types.String)), def.(types.Duration).Duration)}
+		})))
+	for _, w := range d.sig.windows {
+		env, err := cel.NewEnv(append(slices.Clone(w.opts), setting)...)
+		if err != nil {
+			return fmt.Errorf("%s: window %s: %w", d.sig.ID, w.name, err)
+		}
+		prg, err := env.Program(w.ast)
+		if err != nil {
+			return fmt.Errorf("%s: window %s: %w", d.sig.ID, w.name, err)
+		}
+		out, _, err := prg.Eval(d.vars)
+		if err != nil {
+			return fmt.Errorf("%s: window %s: %w", d.sig.ID, w.name, err)
+		}
+		d.vars["windows."+w.name] = out.Value().(time.Duration)
+	}
+	m := &d.sig.match
+	d.horizon = d.eval(m.horizon)
+	d.skew = d.eval(m.skew)
+	d.withins = d.withins[:0]
+	for _, st := range m.steps {
+		d.withins = append(d.withins, d.eval(st.within))
+	}
+	if m.resolve != nil {
+		d.quiet = d.eval(m.resolve.quiet)
+	}
+	return nil
+}
+
+func (d *detector) eval(x durationExpr) time.Duration {
+	if x.prg == nil {
+		return x.lit
+	}
+	out, _, err := x.prg.Eval(d.vars)
+	if err != nil {
+		return 0
+	}
+	v, _ := out.Value().(time.Duration)
+	return v
+}
+
+// activation is what an expression sees: e, the bound steps, params and
+// windows.
+func (d *detector) activation(in *instance, e *Event) map[string]any {
+	a := make(map[string]any, len(d.vars)+len(in.Bound)+1)
+	maps.Copy(a, d.vars)
+	if e != nil {
+		a["e"] = e
+	}
+	for i, b := range in.Bound {
+		st := d.sig.match.steps[i]
+		switch {
+		case st.absent:
+		case st.count != nil:
+			a[st.name] = &in.Bound[i].Burst
+		default:
+			a[st.name] = &b.Event
+		}
+	}
+	return a
+}
+
+// matchAlt returns the alternative of alts that e meets for instance in
+// (nil: a new instance) and the join key it names.
+func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bool) {
+	var act map[string]any
+	for i, a := range alts {
+		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) {
+			continue
+		}
+		if act == nil {
+			act = d.activation(orEmpty(in), e)
+		}
+		key, ok := d.key(a, act)
+		if !ok || (in != nil && key != in.Key) {
+			continue
+		}
+		if a.where != nil && !isTrue(a.where, act) {
+			continue
+		}
+		return i, key, true
+	}
+	return -1, "", false
+}
+
+func orEmpty(in *instance) *instance {
+	if in == nil {
+		return &instance{}
+	}
+	return in
+}
+
+func (d *detector) key(a alt, act map[string]any) (string, bool) {
+	by := a.by
+	if by == nil {
+		by = d.sig.match.by
+	}
+	if by == nil {
+		return "", true
+	}
+	out, _, err := by.Eval(act)
+	if err != nil {
+		return "", false
+	}
+	s, ok := out.Value().(string)
+	return s, ok
+}
+
+func isTrue(p cel.Program, act map[string]any) bool {
+	out, _, err := p.Eval(act)
+	if err != nil {
+		return false
+	}
+	b, ok := out.Value().(bool)
+	return ok && b
+}
+
+// Observe feeds one signal to the open instances, then starts one.
+func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
+	if err := d.refresh(); err != nil {
+		return
+	}
+	e := eventOf(s)
+	cloneEvent(e)
+	ev := detectors.EvidenceOf(s)
+	for _, in := range d.Open {
+		if !in.Closed {
+			d.feed(in, e, ev, emit)
+		}
+	}
+	m := &d.sig.match
+	if _, key, ok := d.matchAlt(m.steps[0].alts, nil, e); ok && !d.hasOpen(key) {
+		in := &instance{Key: key, Start: e.Time, Last: e.Time}
+		d.add(in)
+		d.feed(in, e, ev, emit)
+	}
+	if d.skew > 0 && d.laterKind(catalogue.Kind(e.Kind)) {
+		d.Recent = append(d.Recent, recent{Event: *e, Evidence: ev})
+		if len(d.Recent) > maxRecent {
+			d.Recent = slices.Delete(d.Recent, 0, len(d.Recent)-maxRecent)
+		}
+	}
+	d.compact()
+}
+
+func cloneEvent(e *Event) {
+	e.Attrs = maps.Clone(e.Attrs)
+	e.Pipelines, e.Peers, e.OldPeers = slices.Clone(e.Pipelines), slices.Clone(e.Peers), slices.Clone(e.OldPeers)
+}
+
+func (d *detector) hasOpen(key string) bool {
+	for _, in := range d.Open {
+		if !in.Closed && in.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// laterKind reports whether a step after the first takes signals of k.
+func (d *detector) laterKind(k catalogue.Kind) bool {
+	for _, st := range d.sig.match.steps[1:] {
+		for _, a := range st.alts {
+			if slices.Contains(a.kinds, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (d *detector) add(in *instance) {
+	open := 0
+	for _, o := range d.Open {
+		if !o.Closed {
+			open++
+		}
+	}
+	if open >= d.sig.match.maxOpen {
+		for _, o := range d.Open {
+			if !o.Closed {
+				o.Closed = true
+				d.Evicted++
+				break
+			}
+		}
+	}
+	d.Open = append(d.Open, in)
+}
+
+func (d *detector) compact() {
+	d.Open = slices.DeleteFunc(d.Open, func(in *instance) bool { return in.Closed })
+}
+
+// feed offers e to one instance: until, resolve, then its current step.
+func (d *detector) feed(in *instance, e *Event, ev detectors.Evidence, emit detectors.Emit) {
+	m := &d.sig.match
+	if m.until != nil {
+		if _, _, ok := d.matchAlt(m.until.alts, in, e); ok {
+			in.Evidence.Add(ev)
+			d.end(in, e.Time, "cancelled by "+e.Kind, emit)
+			return
+		}
+	}
+	if m.resolve != nil && in.Emitted {
+		if _, _, ok := d.matchAlt(m.resolve.alts, in, e); ok {
+			in.Evidence.Add(ev)
+			in.Last = e.Time
+			d.resolve(in, emit)
+			return
+		}
+	}
+	if in.Step < len(m.steps) && d.current(in, e, ev, emit) {
+		return
+	}
+	// More of what a met step matched is evidence; a met count step goes
+	// on counting.
+	for i := range min(in.Step, len(m.steps)) {
+		st := m.steps[i]
+		if st.absent || (st.count == nil && in.Step < len(m.steps)) {
+			continue
+		}
+		if _, _, ok := d.matchAlt(st.alts, in, e); ok {
+			in.Evidence.Add(ev)
+			in.Last = e.Time
+			if st.count != nil {
+				d.recount(&in.Bound[i].Burst, st, in, e)
+			}
+			return
+		}
+	}
+}
+
+// current offers e to the instance's current step and reports whether
+// the step took it.
+func (d *detector) current(in *instance, e *Event, ev detectors.Evidence, emit detectors.Emit) bool {
+	st := d.sig.match.steps[in.Step]
+	ai, _, ok := d.matchAlt(st.alts, in, e)
+	if !ok {
+		return false
+	}
+	in.Evidence.Add(ev)
+	if st.absent { // what had to stay away came
+		d.fail(in, e.Time, e.Kind+" came within "+Human(d.withins[in.Step]), emit)
+		return true
+	}
+	in.Last = e.Time
+	b := binding{Event: *e, Confidence: d.altConfidence(st.alts[ai], in, e)}
+	if st.count != nil {
+		burst, met := d.count(in, st, e)
+		if !met {
+			return true
+		}
+		b = binding{Burst: burst, Confidence: b.Confidence}
+	}
+	d.met(in, b, e.Time, emit)
+	return true
+}
+
+func (d *detector) altConfidence(a alt, in *instance, e *Event) string {
+	return d.value(a.confidence, d.activation(in, e))
+}
+
+// count adds e to the current count step's window and reports the burst
+// once the minimum is met.
+func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
+	act := d.activation(in, e)
+	value := ""
+	if st.count.distinct != nil {
+		out, _, err := st.count.distinct.Eval(act)
+		if err != nil {
+			return Burst{}, false
+		}
+		value, _ = out.Value().(string)
+	}
+	in.Counted = append(in.Counted, counted{Time: e.Time, Value: value, Event: *e})
+	if in.Step == 0 { // a first step counts in a window sliding with the signals
+		w := d.withins[0]
+		in.Counted = slices.DeleteFunc(in.Counted, func(c counted) bool { return e.Time.Sub(c.Time) > w })
+		if len(in.Counted) > 0 {
+			in.Start = in.Counted[0].Time
+		}
+	}
+	if len(in.Counted) > maxRecent {
+		in.Counted = in.Counted[len(in.Counted)-maxRecent:]
+	}
+	minN := int64(1)
+	if out, _, err := st.count.min.Eval(act); err == nil {
+		minN, _ = out.Value().(int64)
+	}
+	b := Burst{First: in.Counted[0].Event, Last: *e}
+	for _, c := range in.Counted {
+		b.Count++
+		if st.count.distinct == nil || !slices.Contains(b.Values, c.Value) {
+			if st.count.distinct != nil {
+				b.Values = append(b.Values, c.Value)
+			}
+			b.Distinct++
+		}
+		if !slices.Contains(b.Hosts, c.Event.Host) {
+			b.Hosts = append(b.Hosts, c.Event.Host)
+		}
+	}
+	if int64(b.Distinct) < minN {
+		return Burst{}, false
+	}
+	in.Counted = nil
+	return b, true
+}
+
+// recount adds a signal to a met count step's burst.
+func (d *detector) recount(b *Burst, st step, in *instance, e *Event) {
+	b.Count++
+	b.Last = *e
+	if st.count.distinct != nil {
+		if out, _, err := st.count.distinct.Eval(d.activation(in, e)); err == nil {
+			if v, _ := out.Value().(string); !slices.Contains(b.Values, v) {
+				b.Values = append(b.Values, v)
+				b.Distinct++
+			}
+		}
+	} else {
+		b.Distinct++
+	}
+	if !slices.Contains(b.Hosts, e.Host) {
+		b.Hosts = append(b.Hosts, e.Host)
+	}
+}
+
+// met binds the current step and moves to the next.
+func (d *detector) met(in *instance, b binding, at time.Time, emit detectors.Emit) {
+	st := d.sig.match.steps[in.Step]
+	in.Bound = append(in.Bound, b)
+	in.Step++
+	in.Deadline = time.Time{}
+	if st.emit != nil {
+		d.emitStep(in, st, b, emit)
+	}
+	if in.Step == len(d.sig.match.steps) {
+		return
+	}
+	if w := d.withins[in.Step]; w > 0 {
+		in.Deadline = at.Add(w)
+	}
+	// A later step's signal from another host may precede this one by up
+	// to the skew allowance.
+	if d.skew > 0 && !d.sig.match.steps[in.Step].absent {
+		from := at.Add(-d.skew)
+		for _, r := range d.Recent {
+			if r.Event.Time.Before(from) || r.Event.Time.After(at) {
+				continue
+			}
+			if in.Closed || in.Step == len(d.sig.match.steps) {
+				return
+			}
+			e := r.Event
+			d.feed(in, &e, r.Evidence, emit)
+		}
+	}
+}
+
+func (d *detector) emitStep(in *instance, st step, b binding, emit detectors.Emit) {
+	act := d.activation(in, nil)
+	if sev := d.value(st.emit.severity, act); sev != "" {
+		if v, err := detectors.ParseSeverity(sev); err == nil && v > in.Severity {
+			in.Severity = v
+		}
+	}
+	if in.Severity == 0 {
+		in.Severity = detectors.Warning
+	}
+	switch conf := d.value(st.emit.confidence, act); {
+	case conf != "":
+		in.Confidence = detectors.Confidence(conf)
+	case b.Confidence != "":
+		in.Confidence = detectors.Confidence(b.Confidence)
+	case in.Confidence == "":
+		in.Confidence = detectors.Medium
+	}
+	in.Emitted, in.Pending = true, st.emit.pending
+	emit(d.finding(in, d.state(in), ""))
+}
+
+func (d *detector) state(in *instance) detectors.State {
+	if in.Pending {
+		return detectors.Pending
+	}
+	return detectors.Firing
+}
+
+func (d *detector) value(v valueExpr, act map[string]any) string {
+	if v.prg == nil {
+		return v.lit
+	}
+	out, _, err := v.prg.Eval(act)
+	if err != nil {
+		return ""
+	}
+	s, _ := out.Value().(string)
+	return s
+}
+
+// fail ends an instance whose step did not come (or whose absent step's
+// signal came): a pending finding is withdrawn, a firing one stays and
+// waits for its resolution.
+func (d *detector) fail(in *instance, at time.Time, reason string, emit detectors.Emit) {
+	switch {
+	case in.Emitted && in.Pending:
+		emit(detectors.Withdraw(d.finding(in, detectors.Pending, ""), reason))
+		in.Closed = true
+	case in.Emitted:
+		in.Step, in.Deadline, in.Counted = len(d.sig.match.steps), time.Time{}, nil
+	default:
+		in.Closed = true
+	}
+}
+
+// end closes an instance cancelled by until.
+func (d *detector) end(in *instance, at time.Time, reason string, emit detectors.Emit) {
+	if in.Emitted && in.Pending {
+		emit(detectors.Withdraw(d.finding(in, detectors.Pending, ""), reason))
+	} else if in.Emitted {
+		in.Last = at
+		emit(d.finding(in, detectors.Resolved, reason))
+	}
+	in.Closed = true
+}
+
+func (d *detector) resolve(in *instance, emit detectors.Emit) {
+	if in.Pending {
+		emit(detectors.Withdraw(d.finding(in, detectors.Pending, ""), "resolved before it was confirmed"))
+	} else {
+		emit(d.finding(in, detectors.Resolved, ""))
+	}
+	in.Closed = true
+}
+
+// Advance decides the deadlines that passed: an absent step is met, a
+// step that did not come fails, a quiet instance resolves, and what is
+// older than the horizon is forgotten.
+func (d *detector) Advance(now time.Time, emit detectors.Emit) {
+	if err := d.refresh(); err != nil {
+		return
+	}
+	steps := d.sig.match.steps
+	for _, in := range d.Open {
+		for !in.Closed && in.Step < len(steps) && !in.Deadline.IsZero() && now.After(in.Deadline) {
+			at := in.Deadline
+			if steps[in.Step].absent {
+				d.met(in, binding{}, at, emit)
+			} else {
+				d.fail(in, at, steps[in.Step].name+" did not come within "+Human(d.withins[in.Step]), emit)
+			}
+		}
+		if in.Closed {
+			continue
+		}
+		if in.Emitted && !in.Pending && d.quiet > 0 && now.Sub(in.Last) > d.quiet {
+			d.resolve(in, emit)
+			continue
+		}
+		if d.horizon > 0 && now.Sub(in.Last) > d.horizon && in.Deadline.IsZero() {
+			in.Closed = true
+		}
+	}
+	if d.skew > 0 {
+		from := now.Add(-d.skew)
+		d.Recent = slices.DeleteFunc(d.Recent, func(r recent) bool { return r.Event.Time.Before(from) })
+	} else {
+		d.Recent = nil
+	}
+	d.compact()
+}
+
+// Quiet returns the earliest time at which Advance has something to do.
+func (d *detector) Quiet(now time.Time) time.Time {
+	q := now.Add(detectors.NoDeadline)
+	for _, in := range d.Open {
+		if in.Closed {
+			continue
+		}
+		if !in.Deadline.IsZero() {
+			q = detectors.Earliest(q, in.Deadline)
+		}
+		if in.Emitted && !in.Pending && d.quiet > 0 {
+			q = detectors.Earliest(q, in.Last.Add(d.quiet))
+		}
+		if d.horizon > 0 {
+			q = detectors.Earliest(q, in.Last.Add(d.horizon))
+		}
+	}
+	return q
+}
+
+// Flush reports the open findings as they stand at the end of the input.
+// An instance whose deadline the input did not reach is no match: its
+// finding (if one was emitted) says so, and it is counted.
+func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+	for _, in := range d.Open {
+		if in.Closed {
+			continue
+		}
+		deferred := in.Step < len(d.sig.match.steps) && !in.Deadline.IsZero() && !end.After(in.Deadline)
+		if deferred {
+			d.Deferred++
+		}
+		if !in.Emitted {
+			continue
+		}
+		note := ""
+		if deferred {
+			note = "the input ended at " + detectors.Stamp(end.UTC()) + ", before " + d.sig.match.steps[in.Step].name + "'s deadline " + detectors.Stamp(in.Deadline.UTC())
+		}
+		emit(d.finding(in, d.state(in), note))
+	}
+}
+
+// StateStats reports the bounded parts of the state.
+func (d *detector) StateStats() []detectors.StateStat {
+	return []detectors.StateStat{
+		{Name: "open", Entries: len(d.Open), Limit: d.sig.match.maxOpen, Evicted: d.Evicted},
+		{Name: "recent", Entries: len(d.Recent), Limit: maxRecent},
+	}
+}
+
+// finding renders an instance as a finding in state; note, if any, goes
+// into Facts["outcome"].
+func (d *detector) finding(in *instance, state detectors.State, note string) detectors.Finding {
+	act := d.activation(in, nil)
+	f := detectors.Finding{
+		Key: in.Key, Severity: in.Severity, Confidence: in.Confidence, Start: in.Start, End: in.Last,
+		State: state, Facts: map[string]string{},
+	}
+	if f.Key == "" {
+		f.Key = d.sig.ID
+	}
+	f.Key += "/" + in.Start.UTC().Format("20060102T150405Z")
+	en := d.sig.entities
+	for _, p := range en.hosts {
+		f.Entities.Hosts = appendStrings(f.Entities.Hosts, p, act)
+	}
+	for _, p := range en.pipelines {
+		f.Entities.Pipelines = appendStrings(f.Entities.Pipelines, p, act)
+	}
+	for _, p := range en.groups {
+		f.Entities.RaftGroups = appendStrings(f.Entities.RaftGroups, p, act)
+	}
+	for _, p := range en.oms {
+		f.Entities.OMNodes = appendStrings(f.Entities.OMNodes, p, act)
+	}
+	for _, p := range en.containers {
+		if out, _, err := p.Eval(act); err == nil {
+			if n, ok := out.Value().(int64); ok && n > 0 && !slices.Contains(f.Entities.Containers, uint64(n)) {
+				f.Entities.Containers = append(f.Entities.Containers, uint64(n))
+			}
+		}
+	}
+	for _, p := range en.datanodes {
+		if out, _, err := p.Eval(act); err == nil {
+			if dn, ok := out.Value().(*Datanode); ok {
+				c := d.env.Identity.Complete(catalogue.Datanode{UUID: dn.UUID, Host: dn.Host, IP: dn.IP})
+				if !c.IsZero() && !slices.Contains(f.Entities.Datanodes, c) {
+					f.Entities.Datanodes = append(f.Entities.Datanodes, c)
+				}
+			}
+		}
+	}
+	for _, fact := range d.sig.facts {
+		if out, _, err := fact.prg.Eval(act); err == nil {
+			if v := factString(out.Value()); v != "" {
+				f.Facts[fact.name] = v
+			}
+		}
+	}
+	if n := in.Evidence.Dropped(); n > 0 {
+		f.Facts["evidence_dropped"] = strconv.Itoa(n)
+	}
+	if note != "" {
+		f.Facts["outcome"] = note
+	}
+	f.Evidence = in.Evidence.List()
+	detectors.SortEvidence(f.Evidence)
+	if d.sig.summary != nil {
+		var b bytes.Buffer
+		if err := d.sig.summary.Execute(&b, &f); err != nil {
+			f.Summary = d.sig.doc.Title + " (summary template: " + err.Error() + ")"
+		} else {
+			f.Summary = b.String()
+		}
+	}
+	d.sig.doc.GateVersion(&f, d.env.Identity, f.Entities.Hosts...)
+	return f
+}
+
+func appendStrings(dst []string, p cel.Program, act map[string]any) []string {
+	out, _, err := p.Eval(act)
+	if err != nil {
+		return dst
+	}
+	if s, ok := out.Value().(string); ok && s != "" && !slices.Contains(dst, s) {
+		dst = append(dst, s)
+	}
+	return dst
+}
+
+func factString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case time.Duration:
+		return Human(x)
+	case time.Time:
+		return detectors.Stamp(x.UTC())
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
