@@ -128,3 +128,17 @@ func celTypeName(t reflect.Type) string {
 	}
 	return t.String()
 }
+
+// FieldTable renders Fields as the Markdown tables of docs/signatures.md.
+func FieldTable() string {
+	var b strings.Builder
+	fields := Fields()
+	for _, typ := range []string{"Event", "Datanode", "Burst"} {
+		b.WriteString("| " + typ + " field | type | meaning |\n|---|---|---|\n")
+		for _, f := range fields[typ] {
+			b.WriteString("| `" + f.Name + "` | " + f.Type + " | " + strings.ReplaceAll(f.Doc, "|", "\\|") + " |\n")
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -30,15 +30,15 @@ func (s *Signature) Registration() detectors.Registration {
 // detector runs one signature. Its exported fields are its state (saved
 // in checkpoints); the rest is rebuilt from the signature and the Env.
 type detector struct {
-	sig      *Signature     `state:"-"`
-	env      *detectors.Env `state:"-"`
-	vars     map[string]any `state:"-"` // params.* and windows.*
-	gen      int            `state:"-"` // settings generation of vars' windows
-	horizon  time.Duration  `state:"-"`
-	skew     time.Duration  `state:"-"`
-	quiet    time.Duration  `state:"-"`
-	withins  []time.Duration
-	Hash     string // the signature's Hash when this state was made
+	sig      *Signature      `state:"-"`
+	env      *detectors.Env  `state:"-"`
+	vars     map[string]any  `state:"-"` // params.* and windows.*
+	gen      int             `state:"-"` // settings generation of vars' windows
+	horizon  time.Duration   `state:"-"`
+	skew     time.Duration   `state:"-"`
+	quiet    time.Duration   `state:"-"`
+	withins  []time.Duration `state:"-"`
+	Hash     string          // the signature's Hash when this state was made
 	Open     []*instance
 	Evicted  int64
 	Recent   []recent // signals a later step may still take (skew)
@@ -57,6 +57,7 @@ type instance struct {
 	Emitted    bool
 	Pending    bool
 	Closed     bool
+	Dirty      bool // evidence came since the finding was last emitted
 	Severity   detectors.Severity
 	Confidence detectors.Confidence
 	Evidence   detectors.EvidenceLog
@@ -357,9 +358,23 @@ func (d *detector) feed(in *instance, e *Event, ev detectors.Evidence, emit dete
 			if st.count != nil {
 				d.recount(&in.Bound[i].Burst, st, in, e)
 			}
+			d.update(in, emit)
 			return
 		}
 	}
+}
+
+// update hands on an emitted finding that gained evidence: at once in a
+// live run, at the end in a batch run (whose report is read then).
+func (d *detector) update(in *instance, emit detectors.Emit) {
+	if !in.Emitted {
+		return
+	}
+	if d.env.Batch {
+		in.Dirty = true
+		return
+	}
+	emit(d.finding(in, d.state(in), ""))
 }
 
 // current offers e to the instance's current step and reports whether
@@ -508,7 +523,7 @@ func (d *detector) emitStep(in *instance, st step, b binding, emit detectors.Emi
 	case in.Confidence == "":
 		in.Confidence = detectors.Medium
 	}
-	in.Emitted, in.Pending = true, st.emit.pending
+	in.Emitted, in.Pending, in.Dirty = true, st.emit.pending, false
 	emit(d.finding(in, d.state(in), ""))
 }
 
@@ -635,9 +650,10 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 		if deferred {
 			d.Deferred++
 		}
-		if !in.Emitted {
+		if !in.Emitted || (!in.Dirty && !deferred) {
 			continue
 		}
+		in.Dirty = false
 		note := ""
 		if deferred {
 			note = "the input ended at " + detectors.Stamp(end.UTC()) + ", before " + d.sig.match.steps[in.Step].name + "'s deadline " + detectors.Stamp(in.Deadline.UTC())

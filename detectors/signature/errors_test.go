@@ -1,0 +1,104 @@
+package signature
+
+import (
+	"strings"
+	"testing"
+)
+
+// base is a valid signature; the error tests change one part of it.
+const base = `signature: v1
+id: test-sig
+problem: test-problem
+title: A test signature
+description: one line
+summary: "something on {{index .Entities.Hosts 0}}"
+needs: [datanode]
+signals:
+  - kind: test_volume_failed
+    source: "MutableVolumeSet.java:244 @ozone-2.2.0"
+    literals: ["Marking volume "]
+    pattern: '^Marking volume (?P<volume>\S+) as failed'
+    groups: {volume: string}
+match:
+  by: e.host
+  horizon: 1h
+  max_open: 10
+  steps:
+    - name: failed
+      on: test_volume_failed
+      where: e.attrs.volume != ""
+      emit: {severity: warning}
+entities:
+  hosts: [failed.host]
+`
+
+func compileText(t *testing.T, text string) error {
+	t.Helper()
+	f, err := Parse("sig.yaml", []byte(text))
+	if err != nil {
+		return err
+	}
+	_, err = Compile("sig.yaml", f, KnownKinds())
+	return err
+}
+
+func TestBaseCompiles(t *testing.T) {
+	if err := compileText(t, base); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Each error a user will make names file:line:column and what was expected.
+func TestErrorsNamePlaceAndCause(t *testing.T) {
+	for _, tc := range []struct {
+		name, from, to, want string
+	}{
+		{"yaml syntax", "  by: e.host\n", "  by: [e.host\n", "sig.yaml:"},
+		{"unknown key", "  max_open: 10\n", "  max_open: 10\n  max_opne: 3\n", `sig.yaml:18:3: unknown key "max_opne" in match (known: by, horizon, max_open, skew, steps, until, resolve)`},
+		{"unknown top key", "title: A test signature\n", "title: A test signature\ntitel: x\n", `sig.yaml:5:1: unknown key "titel" in the signature`},
+		{"unknown major version", "signature: v1\n", "signature: v2\n", `sig.yaml:1:12: unknown signature format "v2" (this ozdoctor reads v1)`},
+		{"unknown signal kind", "      on: test_volume_failed\n", "      on: test_volume_faild\n", `sig.yaml:19:7: step failed: unknown signal kind "test_volume_faild"`},
+		{"unknown field", `where: e.attrs.volume != ""`, `where: e.atrs.volume != ""`, `sig.yaml:21:15: step failed where: undefined field 'atrs'`},
+		{"type mismatch", `where: e.attrs.volume != ""`, `where: e.bcsid > "a"`, `sig.yaml:21:22: step failed where: found no matching overload for '_>_' applied to '(int, string)'`},
+		{"not a bool", `where: e.attrs.volume != ""`, `where: e.bcsid + 1`, `sig.yaml:21:14: step failed where: "e.bcsid + 1" has type int, want bool`},
+		{"unbound step", `where: e.attrs.volume != ""`, `where: later.host == e.host`, `sig.yaml:21:14: step failed where: undeclared reference to 'later'`},
+		{"missing horizon", "  horizon: 1h\n", "", "sig.yaml:15:3: match: missing horizon"},
+		{"missing max_open", "  max_open: 10\n", "", "sig.yaml:15:3: match: missing max_open"},
+		{"short literal", `literals: ["Marking volume "]`, `literals: ["Marking"]`, `signal test_volume_failed: literal "Marking" is shorter than 8 bytes`},
+		{"regex", `pattern: '^Marking volume (?P<volume>\S+) as failed'`, `pattern: '^Marking volume (?P<volume>\S+ as failed'`, "sig.yaml:12:14: signal test_volume_failed: pattern: error parsing regexp: missing closing ): "},
+		{"undeclared group", "groups: {volume: string}", "groups: {}", `sig.yaml:12:14: signal test_volume_failed: named group "volume" is not declared under groups`},
+		{"group type", "groups: {volume: string}", "groups: {volume: string, count: string}", `group "count" fills the signal's count field, of type int, not string`},
+		{"literal not in pattern", `literals: ["Marking volume "]`, `literals: ["Marking volume ", "Moving Volume : "]`, `literal "Moving Volume : " does not appear in the pattern`},
+		{"kind taken", "  - kind: test_volume_failed\n", "  - kind: startup\n", `signal kind "startup" is already in the catalogue`},
+		{"severity", "emit: {severity: warning}", "emit: {severity: severe}", `sig.yaml:22:24: step failed emit severity: "severe": want info, warning, critical, or an expression giving one`},
+		{"no emit", "      emit: {severity: warning}\n", "", "match: no step emits a finding"},
+		{"bad duration expr", "  horizon: 1h\n", "  horizon: params.nothing\n", `sig.yaml:16:12: match.horizon: undeclared reference to 'params'`},
+		{"summary template", `summary: "something on {{index .Entities.Hosts 0}}"`, `summary: "something on {{index .Entities.Hosts 0}"`, "sig.yaml:6:10: summary template: "},
+		{"needs", "needs: [datanode]", "needs: [dn]", `needs "dn": want scm, om, datanode, recon or s3g`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := base
+			if !strings.Contains(text, tc.from) {
+				t.Fatalf("base lacks %q", tc.from)
+			}
+			text = strings.Replace(text, tc.from, tc.to, 1)
+			err := compileText(t, text)
+			if err == nil {
+				t.Fatal("compiled")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error\n  %v\nwant it to contain\n  %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDuplicateIDIsRefused(t *testing.T) {
+	other := strings.Replace(base, "  - kind: test_volume_failed\n", "  - kind: test_volume_failed_too\n", 1)
+	other = strings.Replace(other, "      on: test_volume_failed\n", "      on: test_volume_failed_too\n", 1)
+	files := map[string]string{"a.yaml": base, "b.yaml": other}
+	_, err := compileAll([]string{"a.yaml", "b.yaml"}, func(p string) ([]byte, error) { return []byte(files[p]), nil }, false)
+	if err == nil || !strings.Contains(err.Error(), `b.yaml:2:1: duplicate id "test-sig" (also in a.yaml)`) {
+		t.Fatalf("got %v", err)
+	}
+}
