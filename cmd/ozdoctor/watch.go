@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -22,6 +26,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/daemon"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
+	"github.com/ozdoctor/ozdoctor/sinks/metrics"
 )
 
 // defaultLogs are Ozone's log files in its default log directory.
@@ -96,6 +101,10 @@ type watchSetup struct {
 	listen    string
 	webConfig string // --web.config.file
 	what      string // what it reads, for people
+	// signatures are the running signatures' hashes by id; signatureDirs
+	// the directories --signatures names, watched for changes.
+	signatures    map[string]string
+	signatureDirs []string
 }
 
 // watchConfig reads and checks the configuration (usage errors name the key).
@@ -104,7 +113,7 @@ func watchConfig(cmd *cobra.Command, v *viper.Viper) (*watchSetup, error) {
 	if err != nil {
 		return nil, usageErrorf("--tz: %w", err)
 	}
-	regs, _, err := loadDetectors(v)
+	regs, set, err := loadDetectors(v)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +192,18 @@ func watchConfig(cmd *cobra.Command, v *viper.Viper) (*watchSetup, error) {
 		}
 		what += ", endpoints secured by " + webConfig
 	}
-	return &watchSetup{cfg: cfg, listen: listen, webConfig: webConfig, what: what}, nil
+	ws := &watchSetup{cfg: cfg, listen: listen, webConfig: webConfig, what: what, signatures: map[string]string{}}
+	for _, sig := range set.Signatures {
+		ws.signatures[sig.ID] = sig.Hash
+	}
+	for _, p := range v.GetStringSlice("signatures") {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			ws.signatureDirs = append(ws.signatureDirs, p)
+		} else {
+			ws.signatureDirs = append(ws.signatureDirs, filepath.Dir(p))
+		}
+	}
+	return ws, nil
 }
 
 func runWatch(cmd *cobra.Command, v *viper.Viper) error {
@@ -197,6 +217,8 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 		return nil
 	}
 	log := setup.cfg.Log
+	rl := newReloads(time.Now())
+	setup.cfg.Reload, setup.cfg.Reloader = rl.status, rl.request
 	d, err := daemon.New(setup.cfg)
 	if err != nil {
 		return &exitError{code: exitInternal, err: err}
@@ -222,63 +244,206 @@ func runWatch(cmd *cobra.Command, v *viper.Viper) error {
 	}
 	log.Info("watching", "what", setup.what, "listen", setup.listen, "state", setup.cfg.StateDir)
 	for {
+		changes := watchSignatures(setup.signatureDirs, log)
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() { done <- d.Run(runCtx) }()
 		var next *watchSetup
+		var asked chan error // a POST /-/reload waiting for the outcome
 		for next == nil {
+			var why error
 			select {
 			case err := <-done:
 				cancel()
+				changes.close()
 				if err != nil {
 					return &exitError{code: exitInternal, err: err}
 				}
 				return nil
 			case <-hup:
-				next = reloadWatch(cmd, v, setup, log)
+				next, why = reloadWatch(cmd, v, setup)
+			case <-changes.C:
+				next, why = reloadWatch(cmd, v, setup)
+			case asked = <-rl.requests:
+				next, why = reloadWatch(cmd, v, setup)
+			}
+			if next == nil {
+				rl.done(false, time.Now())
+				log.Error("reload refused, the running configuration stays", "err", why)
+				if asked != nil {
+					asked <- why
+					asked = nil
+				}
 			}
 		}
+		changes.close()
+		next.cfg.Reload, next.cfg.Reloader = rl.status, rl.request
 		// The running daemon writes its checkpoint and stops; the new one
 		// starts from it.
 		cancel()
 		if err := <-done; err != nil {
 			log.Error("checkpoint before the reload", "err", err)
 		}
-		nd, err := daemon.New(next.cfg)
-		if err != nil {
-			log.Error("reload failed, going on with the previous configuration", "err", err)
+		nd, failed := daemon.New(next.cfg)
+		if failed != nil {
+			log.Error("reload failed, going on with the previous configuration", "err", failed)
 			if nd, err = daemon.New(setup.cfg); err != nil {
 				return &exitError{code: exitInternal, err: err}
 			}
 			next = setup
+		} else {
+			logSignatureChanges(log, setup.signatures, next.signatures)
 		}
+		rl.done(failed == nil, time.Now())
 		d, setup = nd, next
 		live.set(d.Handler())
 		log.Info("reloaded", "what", setup.what, "state", setup.cfg.StateDir)
+		if asked != nil {
+			asked <- failed
+		}
 	}
 }
 
-// reloadWatch reads the configuration again on SIGHUP; it returns nil,
-// saying why, when the new one is not valid or cannot be applied without a
-// restart.
-func reloadWatch(cmd *cobra.Command, v *viper.Viper, old *watchSetup, log *slog.Logger) *watchSetup {
+// reloadWatch reads the configuration and the signatures again; it
+// returns nil and why when the new ones are not valid or cannot be applied
+// without a restart.
+func reloadWatch(cmd *cobra.Command, v *viper.Viper, old *watchSetup) (*watchSetup, error) {
 	if path := v.GetString("config"); path != "" {
 		if err := v.ReadInConfig(); err != nil {
-			log.Error("reload refused, the running configuration stays", "err", err)
-			return nil
+			return nil, err
 		}
 	}
 	next, err := watchConfig(cmd, v)
 	switch {
 	case err != nil:
-		log.Error("reload refused, the running configuration stays", "err", err)
-		return nil
+		return nil, err
 	case next.listen != old.listen || next.webConfig != old.webConfig:
-		log.Error("reload refused: the listen address and --web.config.file change only with a restart")
-		return nil
+		return nil, errors.New("the listen address and --web.config.file change only with a restart")
 	}
 	next.cfg.Log = old.cfg.Log
-	return next
+	return next, nil
+}
+
+// logSignatureChanges says which signatures a reload added, removed or
+// changed: a changed one (its signals, params, windows or match) starts
+// with no open incident; the alerts it raised carry over.
+func logSignatureChanges(log *slog.Logger, old, next map[string]string) {
+	for _, id := range detectors.SortedKeys(next) {
+		switch h, ok := old[id]; {
+		case !ok:
+			log.Info("signature added", "id", id)
+		case h != next[id]:
+			log.Info("signature changed: its open incidents start empty, its alerts carry over", "id", id)
+		}
+	}
+	for _, id := range detectors.SortedKeys(old) {
+		if _, ok := next[id]; !ok {
+			log.Info("signature removed", "id", id)
+		}
+	}
+}
+
+// reloads is how a running watch is asked to reload (POST /-/reload) and
+// how its last reload went (for /metrics).
+type reloads struct {
+	requests chan chan error
+	mu       sync.Mutex
+	last     metrics.Reload
+}
+
+func newReloads(start time.Time) *reloads {
+	return &reloads{requests: make(chan chan error), last: metrics.Reload{Success: true, LastSuccess: start}}
+}
+
+// request asks for a reload and waits for its outcome.
+func (r *reloads) request() error {
+	answer := make(chan error, 1)
+	r.requests <- answer
+	return <-answer
+}
+
+func (r *reloads) done(ok bool, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last.Success = ok
+	if ok {
+		r.last.LastSuccess = at
+	}
+}
+
+func (r *reloads) status() metrics.Reload {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+// signatureChanges reports (on C) a change in the signature directories,
+// once it has been quiet for a moment (an editor writes a file in steps).
+type signatureChanges struct {
+	C    chan struct{}
+	stop chan struct{}
+}
+
+func (c *signatureChanges) close() {
+	if c.stop != nil {
+		close(c.stop)
+		c.stop = nil
+	}
+}
+
+// watchSignatures watches dirs and their subdirectories; without dirs, or
+// when the system refuses a watch (logged), C never fires.
+func watchSignatures(dirs []string, log *slog.Logger) *signatureChanges {
+	c := &signatureChanges{C: make(chan struct{}, 1)}
+	if len(dirs) == 0 {
+		return c
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		log.Error("signature directories are not watched for changes (SIGHUP and POST /-/reload still reload)", "err", err)
+		return c
+	}
+	for _, dir := range dirs {
+		filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+			if err == nil && de.IsDir() {
+				if err := w.Add(p); err != nil {
+					log.Error("signature directory not watched", "dir", p, "err", err)
+				}
+			}
+			return nil
+		})
+	}
+	c.stop = make(chan struct{})
+	go func(stop chan struct{}) {
+		defer w.Close()
+		const settle = 300 * time.Millisecond
+		timer := time.NewTimer(time.Hour)
+		timer.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0 {
+					timer.Reset(settle)
+				}
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				log.Error("watching signature directories", "err", err)
+			case <-timer.C:
+				select {
+				case c.C <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}(c.stop)
+	return c
 }
 
 // liveHandler serves the running daemon's endpoints; a reload swaps it.

@@ -67,6 +67,11 @@ type Config struct {
 	// Now is the wall clock; default time.Now.
 	Now func() time.Time
 	Log *slog.Logger
+	// Reload, if set, tells how the last reload went (for /metrics).
+	Reload func() metrics.Reload
+	// Reloader, if set, serves POST /-/reload: it reloads and returns why
+	// it could not.
+	Reloader func() error
 }
 
 // Daemon is a running sidecar.
@@ -364,6 +369,10 @@ func (d *Daemon) stats(now time.Time) metrics.Stats {
 		c := d.checkpoints
 		st.Checkpoint = &c
 	}
+	if d.cfg.Reload != nil {
+		r := d.cfg.Reload()
+		st.Reload = &r
+	}
 	return st
 }
 
@@ -455,7 +464,8 @@ func (d *Daemon) Report() *analysis.Result {
 // Handler serves / (the HTML report of the current state, read-only),
 // /metrics, /alerts (JSON: the alerts the engine remembers, pending,
 // firing and recently resolved, in the report's finding shape), /healthz
-// and /readyz (ready once the first poll is done).
+// and /readyz (ready once the first poll is done), and with Config.Reloader
+// POST /-/reload.
 func (d *Daemon) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -481,6 +491,19 @@ func (d *Daemon) Handler() http.Handler {
 			Alerts []detectors.Finding `json:"alerts"`
 		}{d.Alerts()})
 	})
+	if d.cfg.Reloader != nil {
+		mux.HandleFunc("/-/reload", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost && r.Method != http.MethodPut {
+				http.Error(w, "POST or PUT to reload", http.StatusMethodNotAllowed)
+				return
+			}
+			if err := d.cfg.Reloader(); err != nil {
+				http.Error(w, "reload refused, the running configuration stays:\n"+err.Error(), http.StatusInternalServerError)
+				return
+			}
+			io.WriteString(w, "reloaded\n")
+		})
+	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !d.ready.Load() {

@@ -66,6 +66,16 @@ type Stats struct {
 	// Checkpoint is how the state's checkpoints went (nil without a state
 	// directory).
 	Checkpoint *Checkpoint
+	// Reload is how the last reload of the signatures went (nil when the
+	// daemon cannot be reloaded).
+	Reload *Reload
+}
+
+// Reload is the outcome of the last reload of the configuration and
+// signatures, the way Prometheus reports its own.
+type Reload struct {
+	Success     bool
+	LastSuccess time.Time // the start counts as one
 }
 
 // Checkpoint counts the daemon's checkpoints.
@@ -266,6 +276,10 @@ var (
 		"When the state was last written to the state directory (0 before the first time).", nil, nil)
 	descCheckpointFailures = prometheus.NewDesc("ozdoctor_checkpoint_failures_total",
 		"Checkpoints that could not be written (state directory read-only, full or gone): a restart would lose what came since the last one.", nil, nil)
+	descReloadSuccess = prometheus.NewDesc("ozdoctor_signatures_reload_success",
+		"Whether the last reload of the configuration and signatures (SIGHUP, POST /-/reload, a change in a signatures directory) succeeded (1) or was refused and the previous set runs on (0).", nil, nil)
+	descReloadLast = prometheus.NewDesc("ozdoctor_signatures_last_reload_success_timestamp_seconds",
+		"When the configuration and signatures were last loaded successfully (the start counts).", nil, nil)
 	descESQueue = prometheus.NewDesc("ozdoctor_elasticsearch_findings_queue_length",
 		"Finding and transition documents waiting to be indexed into Elasticsearch.", nil, nil)
 	descESDocuments = prometheus.NewDesc("ozdoctor_elasticsearch_findings_documents_total",
@@ -283,7 +297,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descActive, descPending, descTransitions, descEscalations, descSignals,
 		descRecords, descBytes, descParseErrors, descLag, descStateEntries, descStateLimit, descStateEvicted,
 		descMerger, descLate, descExpired, descEvicted, descScrapeUp, descScrapeDuration, descScrapeFailures, descAMQueue,
-		descAMNotifications, descAMUp, descAMStateErrors, descCheckpointLast, descCheckpointFailures, descESQueue, descESDocuments, descBuild} {
+		descAMNotifications, descAMUp, descAMStateErrors, descCheckpointLast, descCheckpointFailures, descReloadSuccess, descReloadLast, descESQueue, descESDocuments, descBuild} {
 		ch <- d
 	}
 }
@@ -380,6 +394,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descCheckpointLast, last)
 		counter(descCheckpointFailures, float64(c.Failures))
+	}
+	if r := s.Reload; r != nil {
+		ok := 0.0
+		if r.Success {
+			ok = 1
+		}
+		gauge(descReloadSuccess, ok)
+		gauge(descReloadLast, float64(r.LastSuccess.UnixMilli())/1000)
 	}
 	if q := s.ESFindings; q != nil {
 		gauge(descESQueue, float64(q.Queue))
