@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -49,6 +50,7 @@ type Signature struct {
 	entities entityProgs
 	facts    []named
 	summary  *template.Template
+	bys      []cel.Program // every join-key expression: match.by and the steps' own
 }
 
 type param struct {
@@ -311,14 +313,7 @@ func (c *compiler) signals(s *Signature) {
 }
 
 func (c *compiler) paramsAndWindows(s *Signature) {
-	c.base = []cel.EnvOption{
-		ext.NativeTypes(reflect.TypeFor[Event](), reflect.TypeFor[Burst](), ext.ParseStructTag("json")),
-		ext.Strings(),
-		cel.Function("human", cel.Overload("human_duration", []*cel.Type{cel.DurationType}, cel.StringType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(Human(v.Value().(time.Duration))) }))),
-		cel.Function("stamp", cel.Overload("stamp_timestamp", []*cel.Type{cel.TimestampType}, cel.StringType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(detectors.Stamp(v.Value().(time.Time).UTC())) }))),
-	}
+	c.base = nil
 	for _, p := range c.file.Params {
 		opt := detectors.Option{Name: p.Name, Default: p.Value.Default, Min: p.Value.Min, Doc: p.Value.Doc}
 		var typ *cel.Type
@@ -345,7 +340,7 @@ func (c *compiler) paramsAndWindows(s *Signature) {
 	}
 	settingFn := cel.Function("setting", cel.Overload("setting_string_duration", []*cel.Type{cel.StringType, cel.DurationType}, cel.DurationType))
 	for _, w := range c.file.Windows {
-		env, err := cel.NewEnv(append(slices.Clone(c.base), settingFn)...)
+		env, err := extend(append(slices.Clone(c.base), settingFn)...)
 		if err != nil {
 			c.errorf(w.Pos, "window %s: %v", w.Name, err)
 			return
@@ -360,6 +355,31 @@ func (c *compiler) paramsAndWindows(s *Signature) {
 		}
 		c.base = append(c.base, cel.Variable("windows."+w.Name, cel.DurationType))
 	}
+}
+
+// typesEnv is the environment every signature's expressions start from:
+// the signal types and the functions beyond standard CEL. Registering the
+// types is the costly part of an environment, so it is built once and
+// extended with each signature's variables (an Env is immutable and safe
+// to share).
+var typesEnv = sync.OnceValues(func() (*cel.Env, error) {
+	return cel.NewEnv(
+		ext.NativeTypes(reflect.TypeFor[Event](), reflect.TypeFor[Burst](), ext.ParseStructTag("json")),
+		ext.Strings(),
+		cel.Function("human", cel.Overload("human_duration", []*cel.Type{cel.DurationType}, cel.StringType,
+			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(Human(v.Value().(time.Duration))) }))),
+		cel.Function("stamp", cel.Overload("stamp_timestamp", []*cel.Type{cel.TimestampType}, cel.StringType,
+			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(detectors.Stamp(v.Value().(time.Time).UTC())) }))),
+	)
+})
+
+// extend returns the types environment with opts.
+func extend(opts ...cel.EnvOption) (*cel.Env, error) {
+	env, err := typesEnv()
+	if err != nil {
+		return nil, err
+	}
+	return env.Extend(opts...)
 }
 
 // check compiles src in env and requires its type.
@@ -420,7 +440,7 @@ func (c *compiler) env(bound []step, withEvent bool) *cel.Env {
 			opts = append(opts, cel.Variable(st.name, eventType))
 		}
 	}
-	env, err := cel.NewEnv(opts...)
+	env, err := extend(opts...)
 	if err != nil {
 		panic(fmt.Sprintf("signature environment: %v", err)) // the options are ours
 	}
@@ -623,6 +643,25 @@ func (c *compiler) outputs(s *Signature) {
 		if cd != nil {
 			for _, a := range cd.alts {
 				s.doc.Kinds = appendKinds(s.doc.Kinds, a.kinds)
+			}
+		}
+	}
+	if s.match.by != nil {
+		s.bys = append(s.bys, s.match.by)
+	}
+	for _, st := range s.match.steps {
+		for _, a := range st.alts {
+			if a.by != nil {
+				s.bys = append(s.bys, a.by)
+			}
+		}
+	}
+	for _, cd := range []*cond{s.match.until, s.match.resolve} {
+		if cd != nil {
+			for _, a := range cd.alts {
+				if a.by != nil {
+					s.bys = append(s.bys, a.by)
+				}
 			}
 		}
 	}

@@ -6,11 +6,13 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/interpreter"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
@@ -30,15 +32,16 @@ func (s *Signature) Registration() detectors.Registration {
 // detector runs one signature. Its exported fields are its state (saved
 // in checkpoints); the rest is rebuilt from the signature and the Env.
 type detector struct {
-	sig      *Signature      `state:"-"`
-	env      *detectors.Env  `state:"-"`
-	vars     map[string]any  `state:"-"` // params.* and windows.*
-	gen      int             `state:"-"` // settings generation of vars' windows
-	horizon  time.Duration   `state:"-"`
-	skew     time.Duration   `state:"-"`
-	quiet    time.Duration   `state:"-"`
-	withins  []time.Duration `state:"-"`
-	Hash     string          // the signature's Hash when this state was made
+	sig      *Signature             `state:"-"`
+	env      *detectors.Env         `state:"-"`
+	vars     map[string]any         `state:"-"` // params.* and windows.*
+	varsAct  interpreter.Activation `state:"-"`
+	gen      int                    `state:"-"` // settings generation of vars' windows
+	horizon  time.Duration          `state:"-"`
+	skew     time.Duration          `state:"-"`
+	quiet    time.Duration          `state:"-"`
+	withins  []time.Duration        `state:"-"`
+	Hash     string                 // the signature's Hash when this state was made
 	Open     []*instance
 	Evicted  int64
 	Recent   []recent // signals a later step may still take (skew)
@@ -132,7 +135,7 @@ func (d *detector) refresh() error {
 			return types.Duration{Duration: settingDuration(cfg, string(k.(types.String)), def.(types.Duration).Duration)}
 		})))
 	for _, w := range d.sig.windows {
-		env, err := cel.NewEnv(append(slices.Clone(w.opts), setting)...)
+		env, err := extend(append(slices.Clone(w.opts), setting)...)
 		if err != nil {
 			return fmt.Errorf("%s: window %s: %w", d.sig.ID, w.name, err)
 		}
@@ -146,6 +149,11 @@ func (d *detector) refresh() error {
 		}
 		d.vars["windows."+w.name] = out.Value().(time.Duration)
 	}
+	act, err := interpreter.NewActivation(d.vars)
+	if err != nil {
+		return err
+	}
+	d.varsAct = act
 	m := &d.sig.match
 	d.horizon = d.eval(m.horizon)
 	d.skew = d.eval(m.skew)
@@ -173,9 +181,8 @@ func (d *detector) eval(x durationExpr) time.Duration {
 
 // activation is what an expression sees: e, the bound steps, params and
 // windows.
-func (d *detector) activation(in *instance, e *Event) map[string]any {
-	a := make(map[string]any, len(d.vars)+len(in.Bound)+1)
-	maps.Copy(a, d.vars)
+func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
+	a := make(map[string]any, len(in.Bound)+1)
 	if e != nil {
 		a["e"] = e
 	}
@@ -189,13 +196,14 @@ func (d *detector) activation(in *instance, e *Event) map[string]any {
 			a[st.name] = &b.Event
 		}
 	}
-	return a
+	child, _ := interpreter.NewActivation(a) // a map is always one
+	return interpreter.NewHierarchicalActivation(d.varsAct, child)
 }
 
 // matchAlt returns the alternative of alts that e meets for instance in
 // (nil: a new instance) and the join key it names.
 func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bool) {
-	var act map[string]any
+	var act interpreter.Activation
 	for i, a := range alts {
 		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) {
 			continue
@@ -222,7 +230,7 @@ func orEmpty(in *instance) *instance {
 	return in
 }
 
-func (d *detector) key(a alt, act map[string]any) (string, bool) {
+func (d *detector) key(a alt, act interpreter.Activation) (string, bool) {
 	by := a.by
 	if by == nil {
 		by = d.sig.match.by
@@ -238,7 +246,7 @@ func (d *detector) key(a alt, act map[string]any) (string, bool) {
 	return s, ok
 }
 
-func isTrue(p cel.Program, act map[string]any) bool {
+func isTrue(p cel.Program, act interpreter.Activation) bool {
 	out, _, err := p.Eval(act)
 	if err != nil {
 		return false
@@ -255,8 +263,9 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	e := eventOf(s)
 	cloneEvent(e)
 	ev := detectors.EvidenceOf(s)
+	keys, all := d.keysOf(e)
 	for _, in := range d.Open {
-		if !in.Closed {
+		if !in.Closed && (all || slices.Contains(keys, in.Key)) {
 			d.feed(in, e, ev, emit)
 		}
 	}
@@ -273,6 +282,34 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		}
 	}
 	d.compact()
+}
+
+// keysOf returns the join keys e can name, from every by expression of
+// the signature evaluated on e alone, so that a signal is offered only to
+// the instances of those keys; all when one needs a bound step.
+func (d *detector) keysOf(e *Event) (keys []string, all bool) {
+	if len(d.sig.bys) == 0 {
+		return []string{""}, false
+	}
+	act := d.activation(&instance{}, e)
+	for _, by := range d.sig.bys {
+		out, _, err := by.Eval(act)
+		if err != nil {
+			if isUnbound(err) {
+				return nil, true
+			}
+			continue // e lacks the field: the key it names is no instance's
+		}
+		if k, ok := out.Value().(string); ok && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys, false
+}
+
+// isUnbound reports whether err says an expression read a step not bound.
+func isUnbound(err error) bool {
+	return strings.Contains(err.Error(), "no such attribute")
 }
 
 func cloneEvent(e *Event) {
@@ -534,7 +571,7 @@ func (d *detector) state(in *instance) detectors.State {
 	return detectors.Firing
 }
 
-func (d *detector) value(v valueExpr, act map[string]any) string {
+func (d *detector) value(v valueExpr, act interpreter.Activation) string {
 	if v.prg == nil {
 		return v.lit
 	}
@@ -739,7 +776,7 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 	return f
 }
 
-func appendStrings(dst []string, p cel.Program, act map[string]any) []string {
+func appendStrings(dst []string, p cel.Program, act interpreter.Activation) []string {
 	out, _, err := p.Eval(act)
 	if err != nil {
 		return dst
