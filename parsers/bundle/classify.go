@@ -28,7 +28,7 @@ import (
 //
 // with role one of scm, om, datanode, recon, s3g. Other collections:
 //
-//	hadoop-cmf-<service>-<ROLE>-<host>.log.out[.N]            log (Cloudera Manager role log)
+//	<prefix>-cmf-<service>-<ROLE>-<host>.log.out[.N]          log (Cloudera Manager role log; prefix hadoop, ozone, ...)
 //	<n>-<service>-<ROLE>/logs/stdout.log, stderr.log          out (Cloudera Manager process dir)
 //	/var/log/pods/<ns>_<pod>_<uid>/<container>/N.log[.<yyyyMMdd-HHmmss>[.gz]]
 //	                                                          log (Kubernetes CRI, host = pod)
@@ -88,10 +88,11 @@ var (
 	// Ozone up to 0.5.0-beta wrote hadoop-<user>-<role>-<host>
 	// (hadoop-functions.sh:2687,2698 @ozone-0.5.0-beta), ozone- since 1.0.0.
 	daemonRe = regexp.MustCompile(`(?i)^(?:ozone|hadoop)-(.+?)-(scm|om|datanode|recon|s3g)-(.+)$`)
-	// Cloudera Manager role logs: hadoop-cmf-<service>-<ROLE>-<host>.log.out.
-	cmfRe = regexp.MustCompile(`^hadoop-cmf-(.+?)-(` + cmRoles + `)-(.+)$`)
-	// any Cloudera Manager role log: hadoop-cmf-<service>-<ROLE>-<host>
-	cmfAnyRe = regexp.MustCompile(`^hadoop-cmf-.+?-[A-Z][A-Z0-9_]+-([^A-Z].*)$`)
+	// Cloudera Manager role logs: <prefix>-cmf-<service>-<ROLE>-<host>.log.out,
+	// the prefix being the service's ("hadoop", "ozone", ...).
+	cmfRe = regexp.MustCompile(`^[A-Za-z0-9_.]+-cmf-(.+?)-(` + cmRoles + `)-(.+)$`)
+	// any Cloudera Manager role log: <prefix>-cmf-<service>-<ROLE>-<host>
+	cmfAnyRe = regexp.MustCompile(`^[A-Za-z0-9_.]+-cmf-.+?-[A-Z][A-Z0-9_]+-([^A-Z].*)$`)
 	// Cloudera Manager process directories: <n>-<service>-<ROLE>.
 	cmProcRe = regexp.MustCompile(`^\d+-(.+)-(` + cmRoles + `)$`)
 	// Kubernetes pods of a StatefulSet ("[<release>-]scm-0") or a Deployment

@@ -113,6 +113,10 @@ func TestClassify(t *testing.T) {
 		{"hadoop-cmf-ozone-OZONE_RECON-recon.example.com.log.out", "recon.example.com", recon, log},
 		{"hadoop-cmf-ozone-S3_GATEWAY-gw1.example.com.log.out", "gw1.example.com", s3g, log},
 		{"hadoop-cmf-ozone1-OZONE_MANAGER-node-2.log.out", "node-2", om, log},
+		// The prefix is the service's, not always hadoop.
+		{"ozone-cmf-ozone-STORAGE_CONTAINER_MANAGER-scm1.example.com.log.out", "scm1.example.com", scm, log},
+		{"ozone-cmf-ozone-OZONE_DATANODE-dn3.example.com.log.out.2", "dn3.example.com", dn, log},
+		{"ozone-cmf-ozone-OZONE_MANAGER-om-1.example.com.log.out", "om-1.example.com", om, log},
 		{"var/log/hadoop-ozone/hadoop-cmf-ozone-OZONE_MANAGER-om1.example.com.log.out", "om1.example.com", om, log},
 		{"om1.example.com/process/1544-ozone-OZONE_MANAGER/logs/stdout.log", "om1.example.com", om, out},
 		{"hosts/dn3.example.com/1544-ozone-OZONE_DATANODE/logs/stderr.log", "dn3.example.com", dn, out},
