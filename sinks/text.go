@@ -105,11 +105,15 @@ func writeCoverageText(w io.Writer, c analysis.Coverage) {
 		}
 	}
 	fmt.Fprintln(w, "  detectors:")
+	nameWidth, defectWidth := 30, 11
+	for _, d := range c.Detectors {
+		nameWidth, defectWidth = max(nameWidth, len(d.Name)), max(defectWidth, len(d.Defect))
+	}
 	for _, d := range c.Detectors {
 		if d.Ran {
-			fmt.Fprintf(w, "    %-30s %-11s ran\n", d.Name, d.Defect)
+			fmt.Fprintf(w, "    %-*s %-*s ran\n", nameWidth, d.Name, defectWidth, d.Defect)
 		} else {
-			fmt.Fprintf(w, "    %-30s %-11s did not run: %s\n", d.Name, d.Defect, d.Reason)
+			fmt.Fprintf(w, "    %-*s %-*s did not run: %s\n", nameWidth, d.Name, defectWidth, d.Defect, d.Reason)
 		}
 	}
 	for _, r := range c.Replaced {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -10,13 +11,14 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
+	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
 
 func newDetectorsCmd(v *viper.Viper) *cobra.Command {
 	return &cobra.Command{
 		Use:   "detectors",
-		Short: "List the detectors",
+		Short: "List the detectors (Go detectors and signatures), by the component whose logs they read",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			regs, _, err := loadDetectors(v)
@@ -24,14 +26,47 @@ func newDetectorsCmd(v *viper.Viper) *cobra.Command {
 				return err
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tDEFECT\tTITLE")
-			for _, r := range regs {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", r.Doc.Name, r.Doc.Defect, r.Doc.Title)
+			fmt.Fprintln(w, "COMPONENT\tNAME\tDEFECT\tKIND\tTITLE")
+			for _, r := range byComponent(regs) {
+				needs := "any"
+				if len(r.Doc.Needs) > 0 {
+					parts := make([]string, len(r.Doc.Needs))
+					for i, n := range r.Doc.Needs {
+						parts[i] = string(n)
+					}
+					needs = strings.Join(parts, "+")
+				}
+				kind := "go"
+				switch {
+				case strings.HasPrefix(r.Doc.File, "signatures/"):
+					kind = "signature"
+				case r.Doc.File != "":
+					kind = "signature: " + r.Doc.File // an operator's own
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", needs, r.Doc.Name, r.Doc.Defect, kind, r.Doc.Title)
 			}
 			return w.Flush()
 		},
 	}
 }
+
+// byComponent orders registrations by the first component they need
+// (scm, om, datanode, recon, s3g, then those that need none), keeping the
+// registry's order within one.
+func byComponent(regs []detectors.Registration) []detectors.Registration {
+	rank := func(r detectors.Registration) int {
+		if len(r.Doc.Needs) == 0 {
+			return len(componentOrder)
+		}
+		return slices.Index(componentOrder, r.Doc.Needs[0])
+	}
+	out := slices.Clone(regs)
+	slices.SortStableFunc(out, func(a, b detectors.Registration) int { return rank(a) - rank(b) })
+	return out
+}
+
+var componentOrder = []parsers.Component{parsers.ComponentSCM, parsers.ComponentOM, parsers.ComponentDatanode,
+	parsers.ComponentRecon, parsers.ComponentS3G}
 
 func newExplainCmd(v *viper.Viper) *cobra.Command {
 	return &cobra.Command{
