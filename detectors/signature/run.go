@@ -32,20 +32,19 @@ func (s *Signature) Registration() detectors.Registration {
 // detector runs one signature. Its exported fields are its state (saved
 // in checkpoints); the rest is rebuilt from the signature and the Env.
 type detector struct {
-	sig      *Signature             `state:"-"`
-	env      *detectors.Env         `state:"-"`
-	vars     map[string]any         `state:"-"` // params.* and windows.*
-	varsAct  interpreter.Activation `state:"-"`
-	gen      int                    `state:"-"` // settings generation of vars' windows
-	horizon  time.Duration          `state:"-"`
-	skew     time.Duration          `state:"-"`
-	quiet    time.Duration          `state:"-"`
-	withins  []time.Duration        `state:"-"`
-	Hash     string                 // the signature's Hash when this state was made
-	Open     []*instance
-	Evicted  int64
-	Recent   []recent // signals a later step may still take (skew)
-	Deferred int64    // instances whose deadline the input did not reach
+	sig     *Signature             `state:"-"`
+	env     *detectors.Env         `state:"-"`
+	vars    map[string]any         `state:"-"` // params.* and windows.*
+	varsAct interpreter.Activation `state:"-"`
+	gen     int                    `state:"-"` // settings generation of vars' windows
+	horizon time.Duration          `state:"-"`
+	skew    time.Duration          `state:"-"`
+	quiet   time.Duration          `state:"-"`
+	withins []time.Duration        `state:"-"`
+	Hash    string                 // the signature's Hash when this state was made
+	Open    []*instance
+	Evicted int64
+	Recent  []recent // signals a later step may still take (skew)
 }
 
 // instance is one partial or complete match, for one join key.
@@ -677,16 +676,13 @@ func (d *detector) Quiet(now time.Time) time.Time {
 
 // Flush reports the open findings as they stand at the end of the input.
 // An instance whose deadline the input did not reach is no match: its
-// finding (if one was emitted) says so, and it is counted.
+// finding (if one was emitted) says so in Facts["outcome"].
 func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 	for _, in := range d.Open {
 		if in.Closed {
 			continue
 		}
 		deferred := in.Step < len(d.sig.match.steps) && !in.Deadline.IsZero() && !end.After(in.Deadline)
-		if deferred {
-			d.Deferred++
-		}
 		if !in.Emitted || (!in.Dirty && !deferred) {
 			continue
 		}
