@@ -28,6 +28,11 @@ type Emit func(Finding)
 // a report.
 const FactWithdrawn = "withdrawn"
 
+// FactTemplateError is the fact that says a finding's text could not be
+// rendered from its signature's templates (a defect of the signature: its
+// test cases fail on it).
+const FactTemplateError = "template_error"
+
 // Withdraw returns f marked withdrawn for reason (see FactWithdrawn).
 func Withdraw(f Finding, reason string) Finding {
 	facts := make(map[string]string, len(f.Facts)+1)

@@ -16,6 +16,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -152,6 +154,11 @@ func Check(regs []detectors.Registration, path string, opt Options) (*Outcome, e
 	}
 	findings := Reported(res.Findings.Slice())
 	out.Findings = len(findings)
+	for _, f := range findings {
+		if e := f.Facts[detectors.FactTemplateError]; e != "" {
+			out.Failures = append(out.Failures, fmt.Sprintf("%s %s: a template did not render: %s", f.Detector, f.Key, e))
+		}
+	}
 	got := Golden(findings, bundleDir)
 	lines := transitionLines(batch, bundleDir)
 	out.Failures = append(out.Failures, checkLive(aopt, c.Seed, bundleDir, got, lines)...)
@@ -280,6 +287,10 @@ func Build(ar *archive, dir string) (*Case, error) {
 		if err := render(c, dir); err != nil {
 			return nil, err
 		}
+	} else if len(c.Site) > 0 {
+		if err := writeSite(filepath.Join(dir, "ozone-site.xml"), c.Site); err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range ar.Files {
 		name, ok := strings.CutPrefix(f.Name, "files/")
@@ -298,6 +309,17 @@ func Build(ar *archive, dir string) (*Case, error) {
 		}
 	}
 	return c, nil
+}
+
+// writeSite writes settings as an ozone-site.xml.
+func writeSite(path string, site map[string]string) error {
+	var b strings.Builder
+	b.WriteString("<?xml version=\"1.0\"?>\n<configuration>\n")
+	for _, k := range slices.Sorted(maps.Keys(site)) {
+		fmt.Fprintf(&b, "  <property><name>%s</name><value>%s</value></property>\n", html.EscapeString(k), html.EscapeString(site[k]))
+	}
+	b.WriteString("</configuration>\n")
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // render generates the case's cluster bundle into dir.

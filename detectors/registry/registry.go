@@ -31,18 +31,23 @@ func Go() []detectors.Registration {
 // Builtin returns the built-in signatures, compiled. They are tested
 // with the repository (signatures/signatures_test.go), so an error here
 // is a defect of the build.
-func Builtin() []*signature.Signature {
+func Builtin() ([]*signature.Signature, error) {
 	sigs, err := signature.LoadFS(signatures.FS(), ".", true)
 	if err != nil {
-		panic(fmt.Sprintf("built-in signatures: %v", err))
+		return nil, fmt.Errorf("built-in signatures: %w", err)
 	}
-	return sigs
+	return sigs, nil
 }
 
 // All returns every built-in detector's registration: the Go detectors,
-// then the built-in signatures.
+// then the built-in signatures. It panics if a built-in signature does
+// not compile, which the repository's tests rule out.
 func All() []detectors.Registration {
-	regs, _ := signature.Merge(Go(), Builtin(), nil)
+	builtin, err := Builtin()
+	if err != nil {
+		panic(err)
+	}
+	regs, _ := signature.Merge(Go(), builtin, nil)
 	return regs
 }
 
@@ -51,10 +56,14 @@ func All() []detectors.Registration {
 // replacing the built-in detector or signature of the same id. The Set
 // says what was replaced. Errors name file:line:column.
 func Load(paths []string) ([]detectors.Registration, *signature.Set, error) {
+	builtin, err := Builtin()
+	if err != nil {
+		return nil, nil, err
+	}
 	user, err := signature.LoadPaths(paths)
 	if err != nil {
 		return nil, nil, err
 	}
-	regs, set := signature.Merge(Go(), Builtin(), user)
+	regs, set := signature.Merge(Go(), builtin, user)
 	return regs, set, nil
 }

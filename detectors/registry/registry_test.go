@@ -57,7 +57,8 @@ func TestDocsAreComplete(t *testing.T) {
 	for _, reg := range All() {
 		d := reg.Doc
 		if d.Name == "" || names[d.Name] || d.Defect == "" || d.Title == "" || d.Summary == "" ||
-			d.Explanation == "" || len(d.Remediation) == 0 || d.Resolves == "" || len(d.FalsePositives) == 0 || len(d.Needs) == 0 {
+			d.Explanation == "" || len(d.Remediation) == 0 || d.Resolves == "" || len(d.FalsePositives) == 0 ||
+			len(d.Needs) == 0 && d.File == "" { // a signature may read any component's logs
 			t.Errorf("%s: incomplete doc", d.Name)
 		}
 		names[d.Name] = true

@@ -709,8 +709,13 @@ func settingDuration(cfg *site.Config, key string, def time.Duration) time.Durat
 // Human renders a duration as Ozone's settings write it: "30s", "5m",
 // "1h30m", "250ms".
 func Human(d time.Duration) string {
-	if d == 0 {
+	switch {
+	case d == 0:
 		return "0s"
+	case d >= time.Minute || d <= -time.Minute:
+		d = d.Round(time.Second)
+	case d >= time.Second || d <= -time.Second:
+		d = d.Round(time.Millisecond)
 	}
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {

@@ -272,7 +272,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	if _, key, ok := d.matchAlt(m.steps[0].alts, nil, e); ok && !d.hasOpen(key) {
 		in := &instance{Key: key, Start: e.Time, Last: e.Time}
 		d.add(in)
-		d.feed(in, e, ev, emit)
+		d.current(in, e, ev, emit) // the signal that opens it is no until or resolve of its own
 	}
 	if d.skew > 0 && d.laterKind(catalogue.Kind(e.Kind)) {
 		d.Recent = append(d.Recent, recent{Event: *e, Evidence: ev})
@@ -641,7 +641,9 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 			d.resolve(in, emit)
 			continue
 		}
-		if d.horizon > 0 && now.Sub(in.Last) > d.horizon && in.Deadline.IsZero() {
+		// An instance of untimed lines (.out files) has no time to age
+		// from: max_open bounds those.
+		if d.horizon > 0 && !in.Last.IsZero() && now.Sub(in.Last) > d.horizon && in.Deadline.IsZero() {
 			in.Closed = true
 		}
 	}
@@ -667,7 +669,7 @@ func (d *detector) Quiet(now time.Time) time.Time {
 		if in.Emitted && !in.Pending && d.quiet > 0 {
 			q = detectors.Earliest(q, in.Last.Add(d.quiet))
 		}
-		if d.horizon > 0 {
+		if d.horizon > 0 && !in.Last.IsZero() {
 			q = detectors.Earliest(q, in.Last.Add(d.horizon))
 		}
 	}
@@ -763,7 +765,8 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 	if d.sig.summary != nil {
 		var b bytes.Buffer
 		if err := d.sig.summary.Execute(&b, &f); err != nil {
-			f.Summary = d.sig.doc.Title + " (summary template: " + err.Error() + ")"
+			f.Summary = d.sig.doc.Title
+			f.Facts[detectors.FactTemplateError] = "summary: " + err.Error()
 		} else {
 			f.Summary = b.String()
 		}
