@@ -11,6 +11,23 @@ Ratis metrics carry their own "instance" label (the Raft peer id), which Prometh
 exported_instance unless honor_labels is set: the rules join on the target's instance.
 Each rule is coarser than the log detector of the same defect; its annotations say how.
 
+Groups ozone-native-problems-*: operational problems (not defects) that the built-in log signatures
+report, where Ozone exports a metric for them; the defect label is the signature's problem key and
+the detector label its id:
+- dn-volume-failed: OzoneDatanodeVolumeFailed (datanode, 2.1.0+), OzoneSCMDatanodesWithFailedVolumes
+  (SCM, 2.2.0+);
+- scm-safe-mode-stuck: OzoneSCMStuckInSafeMode;
+- dn-out-of-space: OzoneSCMNonWritableDatanodes (SCM, 2.2.0+; the datanodes' volume_info_metrics_*
+  families embed the volume's directory in the metric name and are not used);
+- jvm-out-of-memory: OzoneJVMHeapNearlyFull, OzoneNettyDirectMemoryNearlyFull (a warning before the
+  OutOfMemoryError the signature matches).
+Problems without a signature yet (no detector label): OzoneSCMPipelineCreationFailing
+(no-writable-pipeline), OzoneSCMMissingContainers (missing-containers), OzoneSCMUnhealthyContainers
+(unhealthy-containers).
+Signatures without a native rule: service-fatal-termination (a process that exits only stops being
+scraped, up == 0, which any stop or network fault shows too) and dn-cannot-reach-scm (the datanode
+exports no metric for it; SCM's stale/dead node gauges show the consequence, not the cause).
+
 Defects without a native rule (the metrics do not show them):
 - none of the five is entirely without a signal, but HDDS-16839 (om-bootstrap-exit-voter) has only
   the consequence on /prom (a voter of the OM ring that does not answer); the failed bootstrap and the
@@ -48,11 +65,11 @@ func nl(instance, hostname string, extra ...string) map[string]string {
 
 // NativeGroups returns the rules on Ozone's own metrics.
 func NativeGroups() []Group {
-	return []Group{
+	return append([]Group{
 		{Name: "ozone-native-scm", Rules: []Rule{pauseRule(), olderDatanodeRule(), unversionedDatanodeRule()}},
 		{Name: "ozone-native-datanode", Rules: []Rule{forceDeleteRule(), closePipelineStuckRule(), closingAfterWriteFailureRule()}},
 		{Name: "ozone-native-om", Rules: []Rule{omVoterRule()}},
-	}
+	}, problemGroups()...)
 }
 
 func native(defect, detector string) map[string]string {
