@@ -97,6 +97,7 @@ keys named like the flags).
 	root.PersistentFlags().String("config", "", "config file (YAML, TOML or JSON)")
 	root.AddCommand(newAnalyzeCmd(v), newDetectorsCmd(), newExplainCmd(), newCatalogueCmd(), newVersionCmd())
 	root.AddCommand(newRulesCmd(), newWatchCmd(v))
+	root.AddCommand(newRedactCmd(v))
 	return root
 }
 
