@@ -128,7 +128,7 @@ func (r *Redactor) Learn(host string) {
 		return
 	}
 	if !strings.Contains(host, ".") {
-		if hostLabelOK(host) && !keptLabel(host) {
+		if hostLabelOK(host) && !keptLabel(host) && !roleLabel(host) {
 			r.m.Get(KindHost, strings.ToLower(host))
 		}
 		return
@@ -291,7 +291,11 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 		p := filePrefixLen(first)
 		hostLabel := strings.ToLower(string(first[p:]))
 		dst = append(dst, first[:p]...)
-		dst = append(dst, r.get(KindHost, hostLabel)...)
+		if roleLabel(hostLabel) {
+			dst = append(dst, first[p:]...)
+		} else {
+			dst = append(dst, r.get(KindHost, hostLabel)...)
+		}
 		dst = append(dst, '.')
 		domain := w[lab[1][0]:tldEnd]
 		if r.opt.KeepDomain {
@@ -319,7 +323,7 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 // taken as a host's short name.
 func (r *Redactor) host(dst, w []byte) []byte {
 	if bytes.IndexByte(w, '.') < 0 {
-		if hostLabelOK(string(w)) && !keptLabel(string(w)) && lowerLabel(w) {
+		if hostLabelOK(string(w)) && !keptLabel(string(w)) && !roleLabel(string(w)) && lowerLabel(w) {
 			return append(dst, r.get(KindHost, strings.ToLower(string(w)))...)
 		}
 		return append(dst, w...)

@@ -161,6 +161,16 @@ func (m *Map) Original(ps string) (string, bool) {
 	return o, ok
 }
 
+// Originals returns the originals of kind k, sorted.
+func (m *Map) Originals(k Kind) []string {
+	out := make([]string, 0, len(m.fwd[k]))
+	for o := range m.fwd[k] {
+		out = append(out, o)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Pseudonyms returns pseudonym → original of every kind, the longest
 // pseudonyms first (then in order), for replacing them back.
 func (m *Map) pseudonyms() []string {

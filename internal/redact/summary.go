@@ -58,6 +58,7 @@ func (s *Summary) Text(r *Redactor) string {
 	}
 	b.WriteString("\nkept as they are: datanode UUIDs, cluster, SCM and OM ids, container, pipeline and Raft group ids,\n" +
 		"BCSIDs, terms and indexes, timestamps, durations, sizes, versions, thread and logger names,\n" +
-		"metric names and values, Ozone's and Hadoop's own service users (hadoop, om, scm, dn, ...).\n")
+		"metric names and values, Ozone's and Hadoop's own service users (hadoop, om, scm, dn, ...),\n" +
+		"host names' first labels that are a role word and a number (dn1, om2, scm-1; their domains are replaced).\n")
 	return b.String()
 }

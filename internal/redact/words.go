@@ -128,6 +128,26 @@ func keptLabel(l string) bool {
 	return false
 }
 
+// roleLabel reports a host label that is an Ozone role word and a number
+// (dn1, om2, scm-1, datanode_3, s3g): the names Ozone's own examples,
+// docker-compose services and Kubernetes StatefulSets give hosts. They say
+// nothing about the owner, and analyze takes a host's component from them
+// (compose prefixes, directories), so they are kept; the domain is not.
+func roleLabel(l string) bool {
+	for _, p := range []string{"datanode", "recon", "scm", "s3g", "om", "dn"} {
+		if rest, ok := strings.CutPrefix(l, p); ok {
+			if rest == "" {
+				return true
+			}
+			if rest[0] == '-' || rest[0] == '_' {
+				rest = rest[1:]
+			}
+			return len(rest) >= 1 && len(rest) <= 3 && strings.Trim(rest, "0123456789") == ""
+		}
+	}
+	return false
+}
+
 // javaRoot reports the first labels of Java package and class names
 // (org.apache.hadoop.hdds.scm.node.SCMNodeManager), which are not hosts.
 func javaRoot(l []byte) bool {
