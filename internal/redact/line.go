@@ -447,10 +447,13 @@ func (r *Redactor) context(dst, line []byte, i, j int) (int, []byte, bool) {
 			return 0, nil, false
 		}
 	case line[j] == ':':
-		// protobuf text: name: "value"
-		if j+2 < len(line) && line[j+1] == ' ' && line[j+2] == '"' {
+		// protobuf text: name: "value"; Hadoop's "... for user: <u>"
+		switch {
+		case j+2 < len(line) && line[j+1] == ' ' && line[j+2] == '"':
 			v, quoted = j+3, true
-		} else {
+		case j+2 < len(line) && line[j+1] == ' ' && string(name) == "user" && isLabel(line[j+2]):
+			v = j + 2
+		default:
 			return 0, nil, false
 		}
 	case line[j] == '=':
@@ -465,9 +468,19 @@ func (r *Redactor) context(dst, line []byte, i, j int) (int, []byte, bool) {
 		for k < len(line) && line[k] == ' ' {
 			k++
 		}
-		if k+1 < len(line) && line[k] == '=' && line[k+1] == ' ' {
+		switch {
+		case k+1 < len(line) && line[k] == '=' && line[k+1] == ' ':
 			v = k + 2
-		} else {
+		case k == j+1 && k < len(line) && line[k] == '/' && string(name) == "keytab":
+			// "... from keytab /etc/security/keytabs/om.keytab" (UGI login failures)
+			e := k
+			for e < len(line) && !valueEnd(line[e]) {
+				e++
+			}
+			dst = append(dst, line[i:k]...)
+			dst = append(dst, r.get(KindPath, string(line[k:e]))...)
+			return e, dst, true
+		default:
 			return 0, nil, false
 		}
 	default:
@@ -599,7 +612,9 @@ func (r *Redactor) principal(dst, line []byte, i, j int) (int, []byte, bool) {
 	primary := line[i:j]
 	var inst []byte
 	at := j
-	if line[j] == '/' {
+	if line[j] == '/' && bytes.HasPrefix(line[j+1:], []byte("_HOST@")) {
+		inst, at = line[j+1:j+6], j+6 // service/_HOST@REALM, Hadoop's placeholder
+	} else if line[j] == '/' {
 		if j+1 >= len(line) || !isLabel(line[j+1]) {
 			return 0, nil, false
 		}
