@@ -215,17 +215,18 @@ func runEnd(line []byte, i int) (end, dots int) {
 // run appends the redaction of one dotted run of labels.
 func (r *Redactor) run(dst, w []byte, dots int) []byte {
 	if dots == 0 {
-		if len(r.m.fwd[KindHost]) > 0 {
-			if ps, ok := r.m.fwd[KindHost][string(w)]; ok && !keptLabel(string(w)) {
-				r.counts[KindHost]++
+		if len(r.m.fwd[KindHost]) > 0 || len(r.m.fwd[KindUser]) > 0 {
+			if ps, ok := r.known(w); ok {
 				return append(dst, ps...)
 			}
 			// a file name's prefix before a known host: ozone-hadoop-om-om1
 			if p := filePrefixLen(w); p > 0 {
-				if ps, ok := r.m.fwd[KindHost][string(w[p:])]; ok && !keptLabel(string(w[p:])) {
-					r.counts[KindHost]++
+				if ps, ok := r.known(w[p:]); ok {
 					return append(append(dst, w[:p]...), ps...)
 				}
+			}
+			if len(r.m.fwd[KindUser]) > 0 && bytes.IndexByte(w, '-') > 0 {
+				return r.userParts(dst, w)
 			}
 		}
 		return append(dst, w...)
@@ -305,17 +306,63 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 		}
 		return append(dst, w[tldEnd:]...)
 	}
-	if knownShort && last == 1 && len(r.m.fwd[KindHost]) > 0 {
+	if knownShort && last == 1 && (len(r.m.fwd[KindHost]) > 0 || len(r.m.fwd[KindUser]) > 0) {
 		first := w[lab[0][0]:lab[0][1]]
 		p := filePrefixLen(first)
-		if ps, ok := r.m.fwd[KindHost][string(first[p:])]; ok && !keptLabel(string(first[p:])) {
-			r.counts[KindHost]++
+		if ps, ok := r.known(first[p:]); ok {
 			dst = append(dst, first[:p]...)
 			dst = append(dst, ps...)
 			return append(dst, w[lab[0][1]:]...)
 		}
+		if len(r.m.fwd[KindUser]) > 0 && bytes.IndexByte(first, '-') > 0 {
+			dst = r.userParts(dst, first)
+			return append(dst, w[lab[0][1]:]...)
+		}
 	}
 	return append(dst, w...)
+}
+
+// minBareUser is the shortest user name replaced as a bare word: shorter
+// ones ("tom" aside) too often are words of their own.
+const minBareUser = 4
+
+// known returns the pseudonym of a bare word that is a known host's short
+// name or a known user's name (learned from a context).
+func (r *Redactor) known(w []byte) (string, bool) {
+	if ps, ok := r.m.fwd[KindHost][string(w)]; ok && !keptLabel(string(w)) {
+		r.counts[KindHost]++
+		return ps, true
+	}
+	if len(w) >= minBareUser {
+		if ps, ok := r.m.fwd[KindUser][string(w)]; ok {
+			r.counts[KindUser]++
+			return ps, true
+		}
+	}
+	return "", false
+}
+
+// userParts replaces the known users among the hyphen-separated parts of
+// a word (SecurityAuth-jsmith, ozone-jsmith-om-...).
+func (r *Redactor) userParts(dst, w []byte) []byte {
+	s := 0
+	for k := 0; k <= len(w); k++ {
+		if k < len(w) && w[k] != '-' {
+			continue
+		}
+		part := w[s:k]
+		if ps, ok := r.m.fwd[KindUser][string(part)]; ok && len(part) >= minBareUser {
+			r.counts[KindUser]++
+			dst = append(dst, ps...)
+		} else {
+			dst = append(dst, part...)
+		}
+		if k < len(w) {
+			dst = append(dst, '-')
+		}
+		s = k + 1
+	}
+	return dst
 }
 
 // host appends the pseudonym of a host named in a context that says it is

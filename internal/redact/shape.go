@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 
+	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 )
 
@@ -43,9 +44,9 @@ type BundleOptions struct {
 // output must not exist.
 //
 // The inputs are walked twice: first for the host names their files' names
-// and directories give (nothing is read but what finding the files takes),
-// so that a short host name met before its long form is replaced too; then
-// to redact.
+// and directories give and the user names of the audit logs (nothing else
+// is read but what finding the files takes), so that a short host name or
+// a user name met before its context is replaced too; then to redact.
 //
 // A bzip2 layer is written as gzip (there is no bzip2 writer in Go's
 // standard library): its name's .bz2 becomes .gz, .tbz2 and .tbz .tgz.
@@ -60,10 +61,16 @@ func RedactBundle(ctx context.Context, r *Redactor, inputs []string, output stri
 		opt.GzipLevel = gzip.BestSpeed
 	}
 	sum := &Summary{}
-	// pass 1: host names from file names and directories
+	// pass 1: host names from file names and directories, user names from
+	// the audit logs; a learner of its own keeps the counts of r for pass 2
+	learner := New(r.m, r.opt)
 	for _, in := range inputs {
-		if _, err := bundle.Walk(ctx, []string{in}, opt.Walk, func(f bundle.File, _ io.Reader) error {
-			r.Learn(f.Host)
+		if _, err := bundle.Walk(ctx, []string{in}, opt.Walk, func(f bundle.File, rd io.Reader) error {
+			learner.Learn(f.Host)
+			if f.Kind == parsers.KindAudit {
+				_, err := learner.Stream(io.Discard, rd)
+				return err
+			}
 			return nil
 		}); err != nil {
 			return nil, err
