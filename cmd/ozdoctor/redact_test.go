@@ -186,3 +186,102 @@ func TestRedactDiagnosisSurvivesTestBundles(t *testing.T) {
 		})
 	}
 }
+
+// A map that cannot be read or written is a usage error, found before any
+// input is read (the input here does not even exist).
+func TestRedactMapUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{not json"), 0o600)
+	for name, mapFile := range map[string]string{
+		"unparsable":  bad,
+		"a directory": dir,
+		"no such dir": filepath.Join(dir, "missing", "map.json"),
+	} {
+		code, _, stderr := runCLI(t, "redact", "--map", mapFile, "--output", filepath.Join(dir, "out"), filepath.Join(dir, "no-such-input"))
+		if code != exitUsage || !strings.Contains(stderr, "--map") {
+			t.Errorf("%s map: exit %d, stderr %q; want %d and a --map error", name, code, stderr, exitUsage)
+		}
+		code, _, stderr = runCLI(t, "analyze", "--redact", "--map", mapFile, filepath.Join(dir, "no-such-input"))
+		if code != exitUsage || !strings.Contains(stderr, "--map") {
+			t.Errorf("analyze --redact, %s map: exit %d, stderr %q", name, code, stderr)
+		}
+	}
+	if code, _, _ := runCLI(t, "redact", filepath.Join(dir, "x")); code != exitUsage {
+		t.Errorf("no --output: exit %d", code)
+	}
+	if code, _, _ := runCLI(t, "redact", "--output", dir, sample); code != exitUsage {
+		t.Errorf("existing --output: exit %d", code)
+	}
+	if code, _, _ := runCLI(t, "redact", "--reverse", filepath.Join(dir, "r.json")); code != exitUsage {
+		t.Errorf("--reverse without --map: exit %d", code)
+	}
+	// bad input is skipped and listed; the run goes on
+	in := filepath.Join(dir, "in")
+	os.MkdirAll(in, 0o755)
+	os.WriteFile(filepath.Join(in, "ozone-hadoop-om-ozn-om17.acmecorp.internal.log"), []byte("2026-08-23 10:05:00,000 [main] INFO org.apache.hadoop.ozone.om.OzoneManager: omNode-1[10.44.7.17:9862]: Stopping Ozone Manager\n"), 0o644)
+	os.WriteFile(filepath.Join(in, "core.bin"), []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00"), 0o644)
+	os.Symlink("/etc/passwd", filepath.Join(in, "acmecorp-link"))
+	code, _, stderr := runCLI(t, "redact", "--keyword", "AcmeCorp", "--output", filepath.Join(dir, "in-out"), in)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"files read: 1", "files skipped or cut short: 2", "ELF executable", "symbolic link", "keyword-1-link", "keyword 1: "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stderr)
+		}
+	}
+	for _, leak := range []string{"ozn-om17", "acmecorp", "10.44.7.17"} {
+		if strings.Contains(stderr, leak) {
+			t.Errorf("the summary names %q:\n%s", leak, stderr)
+		}
+	}
+}
+
+// analyze --redact gives the findings of redact + analyze, and its report
+// names no host, domain or address of the cluster.
+func TestAnalyzeRedact(t *testing.T) {
+	dir := t.TempDir()
+	mapFile := filepath.Join(dir, "map.json")
+	code, out, stderr := runCLI(t, "analyze", "--redact", "--map", mapFile, "--format", "json", "--fail-on", "never", sample)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var red report
+	if err := json.Unmarshal([]byte(out), &red); err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := analyzeJSON(t, sample)
+	if got, want := essence(red), essence(orig); !reflect.DeepEqual(got, want) {
+		t.Fatalf("analyze --redact findings:\n got %v\nwant %v", got, want)
+	}
+	m, err := redact.LoadMap(mapFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []redact.Kind{redact.KindHost, redact.KindDomain, redact.KindIPv4} {
+		for _, o := range m.Originals(k) {
+			if len(o) >= 4 && strings.Contains(out, o) {
+				t.Errorf("analyze --redact report names %s %q", k, o)
+			}
+		}
+	}
+	if strings.Contains(out, "ozdoctor-redact-") {
+		t.Error("the report shows the temporary copy's path")
+	}
+	// the same map, redact then analyze: the same report but for the input's name
+	cp := filepath.Join(dir, "sample.tar.gz")
+	if code, _, stderr := runCLI(t, "redact", "--map", mapFile, "--output", cp, sample); code != exitOK {
+		t.Fatalf("redact: %d %s", code, stderr)
+	}
+	_, text := analyzeJSON(t, cp)
+	var doc struct {
+		Findings json.RawMessage `json:"findings"`
+	}
+	json.Unmarshal([]byte(out), &doc)
+	a := strings.ReplaceAll(string(doc.Findings), "../../examples/bundles/sample.tar.gz", "X")
+	b := strings.ReplaceAll(string(text), cp, "X")
+	if a != b {
+		t.Errorf("analyze --redact and redact + analyze differ:\n%s", firstDiff(a, b))
+	}
+}

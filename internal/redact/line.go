@@ -236,7 +236,7 @@ func (r *Redactor) run(dst, w []byte, dots int) []byte {
 			if keptAddr(a) {
 				return append(dst, w...)
 			}
-			return append(dst, r.get(KindIPv4, a.String())...)
+			return append(dst, r.get(KindIPv4, string(w))...)
 		}
 	}
 	return r.hostRun(dst, w, true)
