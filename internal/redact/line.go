@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bufio"
 	"bytes"
 	"net/netip"
 	"sort"
@@ -27,6 +28,10 @@ type Redactor struct {
 	kwCounts []int
 	lower    []byte // scratch for keyword search
 	scratch  []byte // scratch for values
+	// Stream's buffers, reused from file to file
+	br      *bufio.Reader
+	bw      *bufio.Writer
+	lineBuf []byte
 }
 
 // New returns a Redactor that takes and gives pseudonyms through m.
@@ -79,6 +84,15 @@ func (r *Redactor) KeywordCounts() []int { return append([]int(nil), r.kwCounts.
 func (r *Redactor) get(k Kind, orig string) string {
 	r.counts[k]++
 	return r.m.Get(k, orig)
+}
+
+// getBytes is get without a string made for an original already mapped.
+func (r *Redactor) getBytes(k Kind, orig []byte) string {
+	if ps, ok := r.m.fwd[k][string(orig)]; ok {
+		r.counts[k]++
+		return ps
+	}
+	return r.get(k, string(orig))
 }
 
 // Character classes.
@@ -177,7 +191,22 @@ func (r *Redactor) line(dst, line []byte) []byte {
 					dst, i = out, k
 					continue
 				}
-			case '=', ' ', '"':
+			case ' ':
+				// only "name = value" (STARTUP_MSG) and "keytab /path" go on
+				if j+2 < len(line) && (line[j+1] == '=' && line[j+2] == ' ' || line[j+1] == '/' && j-i == 6) {
+					if k, out, ok := r.context(dst, line, i, j); ok {
+						dst, i = out, k
+						continue
+					}
+				}
+			case '"':
+				if i > 0 && line[i-1] == '"' {
+					if k, out, ok := r.context(dst, line, i, j); ok {
+						dst, i = out, k
+						continue
+					}
+				}
+			case '=':
 				if k, out, ok := r.context(dst, line, i, j); ok {
 					dst, i = out, k
 					continue
@@ -215,7 +244,7 @@ func runEnd(line []byte, i int) (end, dots int) {
 // run appends the redaction of one dotted run of labels.
 func (r *Redactor) run(dst, w []byte, dots int) []byte {
 	if dots == 0 {
-		if len(r.m.fwd[KindHost]) > 0 || len(r.m.fwd[KindUser]) > 0 {
+		if len(r.m.hosts) > 0 || len(r.m.users) > 0 {
 			if ps, ok := r.known(w); ok {
 				return append(dst, ps...)
 			}
@@ -225,7 +254,7 @@ func (r *Redactor) run(dst, w []byte, dots int) []byte {
 					return append(append(dst, w[:p]...), ps...)
 				}
 			}
-			if len(r.m.fwd[KindUser]) > 0 && bytes.IndexByte(w, '-') > 0 {
+			if len(r.m.users) > 0 && bytes.IndexByte(w, '-') > 0 && r.m.bareLen>>(minBareUser) != 0 {
 				return r.userParts(dst, w)
 			}
 		}
@@ -236,7 +265,7 @@ func (r *Redactor) run(dst, w []byte, dots int) []byte {
 			if keptAddr(a) {
 				return append(dst, w...)
 			}
-			return append(dst, r.get(KindIPv4, string(w))...)
+			return append(dst, r.getBytes(KindIPv4, w)...)
 		}
 	}
 	return r.hostRun(dst, w, true)
@@ -306,7 +335,7 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 		}
 		return append(dst, w[tldEnd:]...)
 	}
-	if knownShort && last == 1 && (len(r.m.fwd[KindHost]) > 0 || len(r.m.fwd[KindUser]) > 0) {
+	if knownShort && last == 1 && (len(r.m.hosts) > 0 || len(r.m.users) > 0) {
 		first := w[lab[0][0]:lab[0][1]]
 		p := filePrefixLen(first)
 		if ps, ok := r.known(first[p:]); ok {
@@ -314,7 +343,7 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 			dst = append(dst, ps...)
 			return append(dst, w[lab[0][1]:]...)
 		}
-		if len(r.m.fwd[KindUser]) > 0 && bytes.IndexByte(first, '-') > 0 {
+		if len(r.m.users) > 0 && bytes.IndexByte(first, '-') > 0 {
 			dst = r.userParts(dst, first)
 			return append(dst, w[lab[0][1]:]...)
 		}
@@ -329,12 +358,15 @@ const minBareUser = 4
 // known returns the pseudonym of a bare word that is a known host's short
 // name or a known user's name (learned from a context).
 func (r *Redactor) known(w []byte) (string, bool) {
-	if ps, ok := r.m.fwd[KindHost][string(w)]; ok && !keptLabel(string(w)) {
+	if !r.m.maybeBare(w) {
+		return "", false
+	}
+	if ps, ok := r.m.hosts[string(w)]; ok && !keptLabel(string(w)) {
 		r.counts[KindHost]++
 		return ps, true
 	}
 	if len(w) >= minBareUser {
-		if ps, ok := r.m.fwd[KindUser][string(w)]; ok {
+		if ps, ok := r.m.users[string(w)]; ok {
 			r.counts[KindUser]++
 			return ps, true
 		}
@@ -351,7 +383,9 @@ func (r *Redactor) userParts(dst, w []byte) []byte {
 			continue
 		}
 		part := w[s:k]
-		if ps, ok := r.m.fwd[KindUser][string(part)]; ok && len(part) >= minBareUser {
+		if !r.m.maybeBare(part) || len(part) < minBareUser {
+			dst = append(dst, part...)
+		} else if ps, ok := r.m.users[string(part)]; ok {
 			r.counts[KindUser]++
 			dst = append(dst, ps...)
 		} else {

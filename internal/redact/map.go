@@ -50,12 +50,41 @@ const mapVersion = 1
 // gets the same pseudonym; pseudonyms are numbered in the order originals
 // are first seen. A Map is not safe for concurrent use.
 type Map struct {
-	fwd  map[Kind]map[string]string
-	rev  map[string]string // pseudonym → original, all kinds
-	next map[Kind]int
+	fwd   map[Kind]map[string]string
+	hosts map[string]string // fwd[KindHost], fwd[KindUser]: looked up per word
+	users map[string]string
+	rev   map[string]string // pseudonym → original, all kinds
+	next  map[Kind]int
 	// taken holds every original: a pseudonym is never one of them.
 	taken map[string]bool
 	dirty bool
+	// a filter of the bare words (host short names, users) the map holds:
+	// their lengths and first bytes, so that most words skip the lookup
+	bareLen   uint64
+	bareFirst [256]bool
+}
+
+// noteBare adds a host or user original to the bare-word filter.
+func (m *Map) noteBare(k Kind, orig string) {
+	if (k == KindHost || k == KindUser) && orig != "" {
+		if len(orig) < 64 {
+			m.bareLen |= 1 << len(orig)
+		} else {
+			m.bareLen |= 1 // any long word is looked up
+		}
+		m.bareFirst[orig[0]] = true
+	}
+}
+
+// maybeBare reports whether w may be a host short name or a user the map holds.
+func (m *Map) maybeBare(w []byte) bool {
+	if len(w) == 0 || !m.bareFirst[w[0]] {
+		return false
+	}
+	if len(w) < 64 {
+		return m.bareLen&(1<<len(w)) != 0
+	}
+	return m.bareLen&1 != 0
 }
 
 // NewMap returns an empty map.
@@ -64,6 +93,7 @@ func NewMap() *Map {
 	for _, k := range kinds {
 		m.fwd[k] = map[string]string{}
 	}
+	m.hosts, m.users = m.fwd[KindHost], m.fwd[KindUser]
 	return m
 }
 
@@ -104,6 +134,7 @@ func LoadMap(path string) (*Map, error) {
 			m.fwd[k][orig] = ps
 			m.rev[ps] = orig
 			m.taken[orig] = true
+			m.noteBare(k, orig)
 		}
 	}
 	for k, n := range f.Next {
@@ -207,6 +238,7 @@ func (m *Map) Get(k Kind, orig string) string {
 	m.fwd[k][orig] = ps
 	m.rev[ps] = orig
 	m.dirty = true
+	m.noteBare(k, orig)
 	return ps
 }
 

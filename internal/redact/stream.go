@@ -16,9 +16,17 @@ const lineBuffer = 256 << 10
 // configuration XML (ozone-site.xml) the <value> of a sensitive <name> is
 // replaced too, on the same line or a later one.
 func (r *Redactor) Stream(out io.Writer, in io.Reader) (lines int64, err error) {
-	br := bufio.NewReaderSize(in, lineBuffer)
-	bw := bufio.NewWriterSize(out, 256<<10)
-	var buf []byte
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(in, lineBuffer)
+		r.bw = bufio.NewWriterSize(out, 256<<10)
+	}
+	br, bw := r.br, r.bw
+	br.Reset(in)
+	bw.Reset(out)
+	defer br.Reset(nil) // let go of in and out
+	defer bw.Reset(nil)
+	buf := r.lineBuf[:0]
+	defer func() { r.lineBuf = buf[:0] }()
 	var xml xmlState
 	for {
 		line, rerr := br.ReadSlice('\n')
