@@ -86,6 +86,14 @@ func (r *Redactor) get(k Kind, orig string) string {
 	return r.m.Get(k, orig)
 }
 
+// lowerGet is getBytes of the lower-cased original (host names).
+func (r *Redactor) lowerGet(k Kind, orig []byte) string {
+	if lowerLabel(orig) {
+		return r.getBytes(k, orig)
+	}
+	return r.get(k, strings.ToLower(string(orig)))
+}
+
 // getBytes is get without a string made for an original already mapped.
 func (r *Redactor) getBytes(k Kind, orig []byte) string {
 	if ps, ok := r.m.fwd[k][string(orig)]; ok {
@@ -151,77 +159,81 @@ func (r *Redactor) Learn(host string) {
 }
 
 func (r *Redactor) line(dst, line []byte) []byte {
-	i := 0
+	// line[p:i] is to be copied as it is: it is appended only before a
+	// replacement, so that most of a line is copied in one go
+	p, i := 0, 0
+	bare := len(r.m.hosts) > 0 || len(r.m.users) > 0
 	for i < len(line) {
-		// copy what cannot start a word
-		j := i
-		for j < len(line) && !isLabel(line[j]) && line[j] != ':' {
-			j++
+		// skip what cannot start a word
+		for i < len(line) && !isLabel(line[i]) && line[i] != ':' {
+			i++
 		}
-		dst = append(dst, line[i:j]...)
-		if j == len(line) {
+		if i == len(line) {
 			break
 		}
-		i = j
 		if line[i] == ':' {
 			if k, ok := ipv6At(line, i); ok {
+				dst = append(dst, line[p:i]...)
 				dst = append(dst, r.get(KindIPv6, normIPv6(line[i:k]))...)
-				i = k
+				i, p = k, k
 				continue
 			}
-			dst = append(dst, ':')
 			i++
 			continue
 		}
 		// a dotted run of labels
 		j, dots := runEnd(line, i)
 		if j < len(line) {
+			var try func(dst, line []byte, i, j int) (int, []byte, bool)
+			var try2 func(dst, line []byte, i, j int) (int, []byte, bool)
 			switch line[j] {
 			case ':':
 				if k, ok := ipv6At(line, i); ok {
+					dst = append(dst, line[p:i]...)
 					dst = append(dst, r.get(KindIPv6, normIPv6(line[i:k]))...)
-					i = k
+					i, p = k, k
 					continue
 				}
-				if k, out, ok := r.acl(dst, line, i, j); ok {
-					dst, i = out, k
-					continue
-				}
-				if k, out, ok := r.context(dst, line, i, j); ok {
-					dst, i = out, k
-					continue
-				}
+				try, try2 = r.acl, r.context
 			case ' ':
 				// only "name = value" (STARTUP_MSG) and "keytab /path" go on
 				if j+2 < len(line) && (line[j+1] == '=' && line[j+2] == ' ' || line[j+1] == '/' && j-i == 6) {
-					if k, out, ok := r.context(dst, line, i, j); ok {
-						dst, i = out, k
-						continue
-					}
+					try = r.context
 				}
 			case '"':
 				if i > 0 && line[i-1] == '"' {
-					if k, out, ok := r.context(dst, line, i, j); ok {
-						dst, i = out, k
+					try = r.context
+				}
+			case '=':
+				try = r.context
+			case '/', '@':
+				try = r.principal
+			}
+			if try != nil {
+				dst = append(dst, line[p:i]...)
+				p = i
+				if k, out, ok := try(dst, line, i, j); ok {
+					dst, i, p = out, k, k
+					continue
+				}
+				if try2 != nil {
+					if k, out, ok := try2(dst, line, i, j); ok {
+						dst, i, p = out, k, k
 						continue
 					}
 				}
-			case '=':
-				if k, out, ok := r.context(dst, line, i, j); ok {
-					dst, i = out, k
-					continue
-				}
-			case '/', '@':
-				if k, out, ok := r.principal(dst, line, i, j); ok {
-					dst, i = out, k
-					continue
-				}
 			}
 		}
-		dst = r.run(dst, line[i:j], dots)
-		i = j
+		w := line[i:j]
+		if dots == 0 && (!bare || !r.m.maybeBare(w) && (w[0] != 'o' && w[0] != 'h' && w[0] != 'd' && w[0] != 's' && (w[0] < 'A' || w[0] > 'Z')) && len(r.m.users) == 0) {
+			i = j // a plain word: nothing to replace
+			continue
+		}
+		dst = append(dst, line[p:i]...)
+		dst = r.run(dst, w, dots)
+		i, p = j, j
 	}
-	return dst
+	return append(dst, line[p:]...)
 }
 
 // runEnd returns the end of the dotted run of labels starting at i: labels
@@ -319,19 +331,19 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 		}
 		first := w[lab[0][0]:lab[0][1]]
 		p := filePrefixLen(first)
-		hostLabel := strings.ToLower(string(first[p:]))
+		hostLabel := first[p:]
 		dst = append(dst, first[:p]...)
-		if roleLabel(hostLabel) {
+		if roleLabel(string(hostLabel)) {
 			dst = append(dst, first[p:]...)
 		} else {
-			dst = append(dst, r.get(KindHost, hostLabel)...)
+			dst = append(dst, r.lowerGet(KindHost, hostLabel)...)
 		}
 		dst = append(dst, '.')
 		domain := w[lab[1][0]:tldEnd]
 		if r.opt.KeepDomain {
 			dst = append(dst, domain...)
 		} else {
-			dst = append(dst, r.get(KindDomain, strings.ToLower(string(domain)))...)
+			dst = append(dst, r.lowerGet(KindDomain, domain)...)
 		}
 		return append(dst, w[tldEnd:]...)
 	}
