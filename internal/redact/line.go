@@ -184,8 +184,7 @@ func (r *Redactor) line(dst, line []byte) []byte {
 		// a dotted run of labels
 		j, dots := runEnd(line, i)
 		if j < len(line) {
-			var try func(dst, line []byte, i, j int) (int, []byte, bool)
-			var try2 func(dst, line []byte, i, j int) (int, []byte, bool)
+			try := tryNone
 			switch line[j] {
 			case ':':
 				if k, ok := ipv6At(line, i); ok {
@@ -194,33 +193,40 @@ func (r *Redactor) line(dst, line []byte) []byte {
 					i, p = k, k
 					continue
 				}
-				try, try2 = r.acl, r.context
+				try = tryACL
 			case ' ':
 				// only "name = value" (STARTUP_MSG) and "keytab /path" go on
 				if j+2 < len(line) && (line[j+1] == '=' && line[j+2] == ' ' || line[j+1] == '/' && j-i == 6) {
-					try = r.context
+					try = tryContext
 				}
 			case '"':
 				if i > 0 && line[i-1] == '"' {
-					try = r.context
+					try = tryContext
 				}
 			case '=':
-				try = r.context
+				try = tryContext
 			case '/', '@':
-				try = r.principal
+				try = tryPrincipal
 			}
-			if try != nil {
+			if try != tryNone {
 				dst = append(dst, line[p:i]...)
 				p = i
-				if k, out, ok := try(dst, line, i, j); ok {
+				var k int
+				var out []byte
+				var ok bool
+				switch try {
+				case tryACL:
+					if k, out, ok = r.acl(dst, line, i, j); !ok {
+						k, out, ok = r.context(dst, line, i, j)
+					}
+				case tryContext:
+					k, out, ok = r.context(dst, line, i, j)
+				case tryPrincipal:
+					k, out, ok = r.principal(dst, line, i, j)
+				}
+				if ok {
 					dst, i, p = out, k, k
 					continue
-				}
-				if try2 != nil {
-					if k, out, ok := try2(dst, line, i, j); ok {
-						dst, i, p = out, k, k
-						continue
-					}
 				}
 			}
 		}
@@ -235,6 +241,14 @@ func (r *Redactor) line(dst, line []byte) []byte {
 	}
 	return append(dst, line[p:]...)
 }
+
+// What the byte after a run asks to try.
+const (
+	tryNone = iota
+	tryACL  // then a context
+	tryContext
+	tryPrincipal
+)
 
 // runEnd returns the end of the dotted run of labels starting at i: labels
 // joined by single dots, ending before a dot that no label follows.
