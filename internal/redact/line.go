@@ -208,6 +208,9 @@ func (r *Redactor) line(dst, line []byte) []byte {
 			case '/', '@':
 				try = tryPrincipal
 			}
+			if line[j] == ':' && j+2 < len(line) && line[j+1] == '/' && line[j+2] == '/' && (string(line[i:j]) == "ofs" || string(line[i:j]) == "o3fs") {
+				try = tryOzoneURL
+			}
 			if try != tryNone {
 				dst = append(dst, line[p:i]...)
 				p = i
@@ -223,6 +226,8 @@ func (r *Redactor) line(dst, line []byte) []byte {
 					k, out, ok = r.context(dst, line, i, j)
 				case tryPrincipal:
 					k, out, ok = r.principal(dst, line, i, j)
+				case tryOzoneURL:
+					k, out, ok = r.ozoneURL(dst, line, i, j)
 				}
 				if ok {
 					dst, i, p = out, k, k
@@ -248,6 +253,7 @@ const (
 	tryACL  // then a context
 	tryContext
 	tryPrincipal
+	tryOzoneURL
 )
 
 // runEnd returns the end of the dotted run of labels starting at i: labels
@@ -849,4 +855,62 @@ func (r *Redactor) keywords(dst []byte, start int) []byte {
 		p += len(r.kw[hit])
 	}
 	return dst
+}
+
+// ozoneURL handles Ozone's file system URLs: ofs://<om>/<volume>/<bucket>/<key>
+// and o3fs://<bucket>.<volume>[.<om>][:port]/<key>. j ends the scheme at i.
+func (r *Redactor) ozoneURL(dst, line []byte, i, j int) (int, []byte, bool) {
+	a := j + 3 // the authority
+	e := a
+	for e < len(line) && !valueEnd(line[e]) {
+		e++
+	}
+	url := line[a:e]
+	auth, path := url, []byte(nil)
+	if k := bytes.IndexByte(url, '/'); k >= 0 {
+		auth, path = url[:k], url[k+1:]
+	}
+	dst = append(dst, line[i:a]...)
+	if string(line[i:j]) == "o3fs" {
+		parts := bytes.SplitN(auth, []byte("."), 3)
+		if len(parts) >= 2 {
+			dst = append(dst, r.getBytes(KindBucket, parts[0])...)
+			dst = append(dst, '.')
+			dst = append(dst, r.getBytes(KindVolume, parts[1])...)
+			if len(parts) == 3 {
+				dst = append(dst, '.')
+				dst = r.host(dst, parts[2])
+			}
+		} else {
+			dst = r.line(dst, auth)
+		}
+		if path != nil {
+			dst = append(dst, '/')
+			if len(path) > 0 {
+				dst = append(dst, r.getBytes(KindKey, path)...)
+			}
+		}
+		return e, dst, true
+	}
+	// ofs: the authority is an OM service id (kept) or a host
+	dst = r.line(dst, auth)
+	if path == nil {
+		return e, dst, true
+	}
+	segs := bytes.SplitN(path, []byte("/"), 3)
+	for n, sg := range segs {
+		dst = append(dst, '/')
+		if len(sg) == 0 {
+			continue
+		}
+		switch n {
+		case 0:
+			dst = append(dst, r.getBytes(KindVolume, sg)...)
+		case 1:
+			dst = append(dst, r.getBytes(KindBucket, sg)...)
+		default:
+			dst = append(dst, r.getBytes(KindKey, sg)...)
+		}
+	}
+	return e, dst, true
 }
