@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -98,7 +98,11 @@ func runRedact(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sum, err := redact.RedactBundle(ctx, r, args, output, redact.BundleOptions{})
-	if err != nil {
+	switch {
+	case errors.Is(err, redact.ErrNoInput):
+		fmt.Fprint(cmd.ErrOrStderr(), sum.Text(r))
+		return &exitError{code: exitUsage, err: err}
+	case err != nil:
 		return &exitError{code: exitInternal, err: err}
 	}
 	if mapPath != "" {
@@ -112,9 +116,6 @@ func runRedact(cmd *cobra.Command, v *viper.Viper, args []string) error {
 		fmt.Fprintf(stderr, "\nwritten: %s (summary: %s)\n", output, b)
 	} else {
 		fmt.Fprintf(stderr, "\nwritten: %s (summary inside: %s)\n", output, redact.SummaryName)
-	}
-	if sum.Files == 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("no input could be read from %s", strings.Join(args, ", "))}
 	}
 	return nil
 }

@@ -22,6 +22,9 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 )
 
+// ErrNoInput says that nothing could be read from the inputs.
+var ErrNoInput = errors.New("no input could be read")
+
 // SummaryName is the file the summary of a run is written to, at the top
 // of the output.
 const SummaryName = "REDACTION.txt"
@@ -41,7 +44,8 @@ type BundleOptions struct {
 // file and entry names are redacted like contents. With several inputs,
 // output is a directory holding one redacted copy of each. Everything is
 // written under a temporary name beside output and renamed at the end;
-// output must not exist.
+// output must not exist. When no file could be read, nothing is written
+// and the error is ErrNoInput (the summary says why).
 //
 // The inputs are walked twice: first for the host names their files' names
 // and directories give and the user names of the audit logs (nothing else
@@ -108,7 +112,7 @@ func RedactBundle(ctx context.Context, r *Redactor, inputs []string, output stri
 		default:
 			target = filepath.Join(tmp, outName(r, fi.Name(), nil))
 		}
-		w := &shapeWriter{r: r, sum: sum, opt: opt, root: target, isDir: fi.IsDir(), input: filepath.Clean(in)}
+		w := &shapeWriter{r: r, sum: sum, opt: opt, root: target, isDir: fi.IsDir(), input: filepath.Clean(in), given: in}
 		problems, werr := bundle.Walk(ctx, []string{in}, opt.Walk, w.file)
 		for _, p := range problems {
 			sum.problem(r, p.Path, p.Reason)
@@ -127,12 +131,13 @@ func RedactBundle(ctx context.Context, r *Redactor, inputs []string, output stri
 			sum.inArchive = true
 		}
 	}
+	if sum.Files == 0 {
+		// nothing read: no output, the summary tells why
+		return sum, fmt.Errorf("%w from %s: no output written", ErrNoInput, strings.Join(inputs, ", "))
+	}
 	text := sum.Text(r)
 	switch {
 	case singleFile != "":
-		if _, err := os.Stat(singleFile); err != nil {
-			return nil, fmt.Errorf("nothing could be read from %s: no output written", inputs[0])
-		}
 		if !sum.inArchive {
 			// a plain file: the summary goes beside it
 			if err := os.WriteFile(output+"."+SummaryName, []byte(text), 0o644); err != nil {
@@ -227,7 +232,8 @@ type shapeWriter struct {
 	opt   BundleOptions
 	root  string // the input's copy: a directory, or the file
 	isDir bool
-	input string
+	input string // the input, cleaned
+	given string // the input as given
 	open  []*open
 	err   error // a write error: the run fails
 	// summaryInArchive asks for the summary inside the top archive when it closes
@@ -244,8 +250,12 @@ func (w *shapeWriter) file(f bundle.File, rd io.Reader) error {
 		p := strings.TrimPrefix(f.Path, w.input)
 		rel = strings.TrimPrefix(filepath.ToSlash(p), "/")
 	} else {
-		rel = strings.TrimPrefix(f.Path, w.input)
-		rel = filepath.Base(w.input) + rel
+		// a file input's display path is the input as given, then "!/..."
+		rest, ok := strings.CutPrefix(f.Path, w.given)
+		if !ok {
+			rest = strings.TrimPrefix(f.Path, w.input)
+		}
+		rel = filepath.Base(w.input) + rest
 	}
 	lv, err := levels(rel, f.Layers)
 	if err != nil {
