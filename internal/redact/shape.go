@@ -245,10 +245,14 @@ func (w *shapeWriter) file(f bundle.File, rd io.Reader) error {
 	if w.err != nil {
 		return w.err
 	}
-	rel := f.Path
+	var rel string
 	if w.isDir {
-		p := strings.TrimPrefix(f.Path, w.input)
-		rel = strings.TrimPrefix(filepath.ToSlash(p), "/")
+		// a directory input's display paths are filepath.Join(input, ...)
+		p := f.Path
+		if w.input != "." {
+			p = strings.TrimPrefix(p, w.input+string(filepath.Separator))
+		}
+		rel = filepath.ToSlash(p)
 	} else {
 		// a file input's display path is the input as given, then "!/..."
 		rest, ok := strings.CutPrefix(f.Path, w.given)
