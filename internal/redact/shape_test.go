@@ -402,3 +402,23 @@ func TestRedactBundleRefusesExistingOutput(t *testing.T) {
 		}
 	}
 }
+
+// Inputs named "." and "./file" keep their names' shape.
+func TestRedactBundleRelativeInputs(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "in", ".hidden"), 0o755)
+	os.WriteFile(filepath.Join(dir, "in", ".hidden", "dn.log"), []byte(dnLog), 0o644)
+	os.WriteFile(filepath.Join(dir, "in", "x.log.gz"), gzBytes(t, []byte(dnLog)), 0o644)
+	t.Chdir(filepath.Join(dir, "in"))
+	redactTo(t, NewMap(), Options{}, ".", filepath.Join(dir, "out"))
+	for _, p := range []string{"out/.hidden/dn.log", "out/x.log.gz", "out/" + SummaryName} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Error(err)
+		}
+	}
+	redactTo(t, NewMap(), Options{}, "./x.log.gz", filepath.Join(dir, "one.log.gz"))
+	files, _ := walkAll(t, filepath.Join(dir, "one.log.gz"))
+	if len(files) != 1 || files[0].layers != "gzip" || !strings.Contains(files[0].content, "(host-1.domain-1.example/198.18.0.1)") {
+		t.Errorf("./x.log.gz: %+v", files)
+	}
+}
