@@ -62,7 +62,9 @@ func FuzzRecognised(f *testing.F) {
 			return sb.String()
 		}
 		user, vol, host, dom = clean(user), clean(vol), clean(host), clean(dom)
-		if len(user) < 4 || len(vol) < 4 || len(host) < 4 || len(dom) < 2 || keptUser(user) || keptLabel(host) || roleLabel(host) {
+		// a host name's labels are 63 bytes at most (RFC 1035): longer ones are no host
+		if len(user) < 4 || len(vol) < 4 || len(host) < 4 || len(dom) < 2 || len(host) > 63 || len(dom) > 63 || keptUser(user) || keptLabel(host) || roleLabel(host) ||
+			ozoneID([]byte(user)) || ozoneID([]byte(vol)) || ozoneID([]byte(vol+"b")) {
 			return
 		}
 		ip := "10." + itoa(a&255) + "." + itoa(b&255) + ".7"

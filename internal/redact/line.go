@@ -651,6 +651,9 @@ func (r *Redactor) value(dst []byte, k Kind, val []byte) []byte {
 	case "null", "NULL", "*", "-", "true", "false", "{}", "[]":
 		return append(dst, val...)
 	}
+	if ozoneID(val) {
+		return append(dst, val...) // "group": "group-03CA9397D54B" is a Raft group, not a user group
+	}
 	switch k {
 	case KindHost:
 		if i := bytes.IndexByte(val, '/'); i > 0 { // name/ip

@@ -101,6 +101,9 @@ func TestLineNearMisses(t *testing.T) {
 		`STARTUP_MSG:   classpath = /opt/ozone/etc/hadoop:/opt/ozone/share/ozone/lib/ozone-common-1.4.0.jar:/opt/ozone/share/ozone/lib/hadoop-auth-3.3.6.jar`,
 		`0.0.0.0:9862 127.0.0.1 255.255.255.255 ::1 localhost`,
 		`dn1 om2 scm-1 datanode-3 scm om dn user=hadoop ugi=om user=dn`,
+		// realdata recon_prometheus-query-api-response.json: a Raft group as a metric label
+		`          "group": "group-03CA9397D54B",`,
+		`key=12345 "key":"3b1f8a0e-6c1d-4d2f-9f5e-0a1b2c3d4e5f" bucket=#42`,
 	} {
 		cases = append(cases, lineCase{"near miss", l, l})
 	}

@@ -309,3 +309,36 @@ func publicHost(fqdn []byte) bool {
 	}
 	return false
 }
+
+// ozoneID reports the ids a diagnosis needs, whatever name a value has:
+// numbers, UUIDs (datanodes, pipelines), Raft groups (group-<12 hex>),
+// pipelines (Pipeline-<uuid>) and containers (#<n>).
+func ozoneID(v []byte) bool {
+	s := string(v)
+	s = strings.TrimPrefix(s, "Pipeline-")
+	if rest, ok := strings.CutPrefix(s, "group-"); ok && len(rest) == 12 && isHexString(rest) {
+		return true
+	}
+	s = strings.TrimPrefix(s, "#")
+	if s != "" && strings.Trim(s, "0123456789") == "" {
+		return true
+	}
+	return isUUID(s)
+}
+
+func isUUID(s string) bool {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false
+	}
+	return isHexString(s[:8] + s[9:13] + s[14:18] + s[19:23] + s[24:])
+}
+
+func isHexString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}
