@@ -20,7 +20,7 @@ var seeds = []string{
 }
 
 // FuzzLine: the redactor never panics; a line without any byte that can
-// start a pattern ('.', ':', '=', '@', '"') is left as it is; and what it
+// start a pattern ('.', ':', '=', '@', '"', "keytab /") is left as it is; and what it
 // replaced comes back with Reverse.
 func FuzzLine(f *testing.F) {
 	for _, s := range seeds {
@@ -32,7 +32,7 @@ func FuzzLine(f *testing.F) {
 		}
 		r := New(NewMap(), Options{})
 		out := r.Line(nil, []byte(line))
-		if !strings.ContainsAny(line, ".:=@\"") && string(out) != line {
+		if !strings.ContainsAny(line, ".:=@\"") && !strings.Contains(line, "keytab /") && string(out) != line {
 			t.Fatalf("a line with nothing to recognise was changed:\n in %q\nout %q", line, out)
 		}
 		// Reverse gives the line back, when the line holds nothing that
