@@ -198,6 +198,8 @@ func (r *Redactor) line(dst, line []byte) []byte {
 				// only "name = value" (STARTUP_MSG) and "keytab /path" go on
 				if j+2 < len(line) && (line[j+1] == '=' && line[j+2] == ' ' || line[j+1] == '/' && j-i == 6) {
 					try = tryContext
+				} else if j-i == 3 && i >= 2 && line[i-2] == ')' && string(line[i:j]) == "via" {
+					try = tryVia
 				}
 			case '"':
 				if i > 0 && line[i-1] == '"' {
@@ -228,6 +230,8 @@ func (r *Redactor) line(dst, line []byte) []byte {
 					k, out, ok = r.principal(dst, line, i, j)
 				case tryOzoneURL:
 					k, out, ok = r.ozoneURL(dst, line, i, j)
+				case tryVia:
+					k, out, ok = r.via(dst, line, i, j)
 				}
 				if ok {
 					dst, i, p = out, k, k
@@ -254,6 +258,7 @@ const (
 	tryContext
 	tryPrincipal
 	tryOzoneURL
+	tryVia
 )
 
 // runEnd returns the end of the dotted run of labels starting at i: labels
@@ -916,4 +921,19 @@ func (r *Redactor) ozoneURL(dst, line []byte, i, j int) (int, []byte, bool) {
 		}
 	}
 	return e, dst, true
+}
+
+// via handles the real user of a Hadoop proxy UGI: "tom (auth:PROXY) via
+// oozie (auth:KERBEROS)". j ends "via" at i.
+func (r *Redactor) via(dst, line []byte, i, j int) (int, []byte, bool) {
+	v := j + 1
+	e := v
+	for e < len(line) && !valueEnd(line[e]) {
+		e++
+	}
+	if e == v {
+		return 0, nil, false
+	}
+	dst = append(dst, line[i:v]...)
+	return e, r.value(dst, KindUser, line[v:e]), true
 }

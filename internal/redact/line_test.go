@@ -61,6 +61,8 @@ func TestLineOzoneForms(t *testing.T) {
 			`failure to login: for principal: om/host-2.domain-1.example@REALM-1.EXAMPLE from keytab /redacted/path-2 javax.security.auth.login.LoginException: Unable to obtain password from user`},
 		{"block token", `BLOCK_TOKEN_VERIFICATION_FAILED for ctx: Expired token for user: carol , Result: BLOCK_TOKEN_VERIFICATION_FAILED`,
 			`BLOCK_TOKEN_VERIFICATION_FAILED for ctx: Expired token for user: user-4 , Result: BLOCK_TOKEN_VERIFICATION_FAILED`},
+		// Hadoop UserGroupInformation.toString of a proxy user
+		{"proxy user", `ugi=carol (auth:PROXY) via etlsvc (auth:KERBEROS)`, `ugi=user-4 (auth:PROXY) via user-5 (auth:KERBEROS)`},
 		{"user principal", `ugi=carol@CORP.EXAMPLE.COM (auth:KERBEROS)`, `ugi=user-4@REALM-1.EXAMPLE (auth:KERBEROS)`},
 		// signatures-dn-om.md N17: {nodeId}[{hostAddress}:{rpcPort}]: Stopping Ozone Manager
 		{"om node id kept", `omNode-4[10.0.0.14:9862]: Stopping Ozone Manager`, `omNode-4[198.18.0.4:9862]: Stopping Ozone Manager`},
