@@ -285,3 +285,38 @@ func TestAnalyzeRedact(t *testing.T) {
 		t.Errorf("analyze --redact and redact + analyze differ:\n%s", firstDiff(a, b))
 	}
 }
+
+// --reverse reads text, Markdown and HTML reports back too: no pseudonym
+// of the map is left, and the cluster's names are back.
+func TestRedactReverseFormats(t *testing.T) {
+	dir := t.TempDir()
+	mapFile := filepath.Join(dir, "map.json")
+	cp := filepath.Join(dir, "copy.tar.gz")
+	if code, _, stderr := runCLI(t, "redact", "--map", mapFile, "--output", cp, sample); code != exitOK {
+		t.Fatalf("redact: %d %s", code, stderr)
+	}
+	for _, format := range []string{"text", "markdown", "html"} {
+		code, out, stderr := runCLI(t, "analyze", "--format", format, "--fail-on", "never", cp)
+		if code != exitOK {
+			t.Fatalf("analyze %s: %d %s", format, code, stderr)
+		}
+		if strings.Contains(out, "example.com") || !strings.Contains(out, "domain-1.example") {
+			t.Errorf("%s report of the copy: original domain present or pseudonym missing", format)
+		}
+		report := filepath.Join(dir, "report."+format)
+		os.WriteFile(report, []byte(out), 0o644)
+		back := filepath.Join(dir, "back."+format)
+		if code, _, stderr := runCLI(t, "redact", "--reverse", "--map", mapFile, "--output", back, report); code != exitOK {
+			t.Fatalf("reverse %s: %d %s", format, code, stderr)
+		}
+		b, _ := os.ReadFile(back)
+		if strings.Contains(string(b), "domain-1.example") || strings.Contains(string(b), "198.18.") {
+			t.Errorf("%s report read back still holds pseudonyms", format)
+		}
+		for _, want := range []string{"scm1.example.com", "dn1.example.com"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s report read back lacks %s", format, want)
+			}
+		}
+	}
+}
