@@ -305,6 +305,20 @@ func (r *Redactor) run(dst, w []byte, dots int) []byte {
 			return append(dst, r.getBytes(KindIPv4, w)...)
 		}
 	}
+	if dots >= 3 {
+		// an address inside a longer run: a file named after it
+		// (ozone-hadoop-datanode-10.0.0.5.log), an address and a suffix
+		if s, e, ok := innerIPv4(w); ok {
+			a, _ := ipv4(w[s:e])
+			dst = r.run(dst, w[:s], bytes.Count(w[:s], []byte(".")))
+			if keptAddr(a) {
+				dst = append(dst, w[s:e]...)
+			} else {
+				dst = append(dst, r.getBytes(KindIPv4, w[s:e])...)
+			}
+			return append(dst, w[e:]...)
+		}
+	}
 	return r.hostRun(dst, w, true)
 }
 
@@ -936,4 +950,33 @@ func (r *Redactor) via(dst, line []byte, i, j int) (int, []byte, bool) {
 	}
 	dst = append(dst, line[i:v]...)
 	return e, r.value(dst, KindUser, line[v:e]), true
+}
+
+// innerIPv4 finds a dotted quad inside a dotted run: four labels of one to
+// three digits, the first possibly after a hyphen ("datanode-10.0.0.5").
+func innerIPv4(w []byte) (start, end int, ok bool) {
+	var lab [24][2]int
+	n, s := 0, 0
+	for k := 0; k <= len(w); k++ {
+		if k == len(w) || w[k] == '.' {
+			if n == len(lab) {
+				return 0, 0, false
+			}
+			lab[n] = [2]int{s, k}
+			n++
+			s = k + 1
+		}
+	}
+	for k := 0; k+3 < n; k++ {
+		first := w[lab[k][0]:lab[k][1]]
+		off := 0
+		if h := bytes.LastIndexByte(first, '-'); h >= 0 {
+			off = h + 1
+		}
+		st := lab[k][0] + off
+		if _, ok := ipv4(w[st:lab[k+3][1]]); ok {
+			return st, lab[k+3][1], true
+		}
+	}
+	return 0, 0, false
 }

@@ -130,6 +130,7 @@ func TestLineLearnedHostsAndFileNames(t *testing.T) {
 		// Kubernetes: /var/log/pods/<ns>_<pod>_<uid>/
 		{"pod dir", `/var/log/pods/prod_ozn-a17_0a6bdaf2-3d9c-33c4-cb31-44afbf9850fa/om/0.log`, `/var/log/pods/prod_host-1_0a6bdaf2-3d9c-33c4-cb31-44afbf9850fa/om/0.log`},
 		{"role host", `dn1.corp.example.com dn1`, `dn1.domain-1.example dn1`},
+		{"address in a file name", `ozone-hadoop-datanode-10.0.0.5.log 10.0.0.5.out`, `ozone-hadoop-datanode-198.18.0.1.log 198.18.0.1.out`},
 	})
 	r := runLines(t, Options{KeepDomain: true}, []string{"ozn-a17.corp.example.com"}, []lineCase{
 		{"keep domain", `ozn-a17.corp.example.com ozn-a17`, `host-1.corp.example.com host-1`},
