@@ -121,7 +121,15 @@ var class = func() (t [256]uint8) {
 	return t
 }()
 
-func isLabel(c byte) bool { return class[c] == cLabel }
+// labelByte is class[c] == cLabel, looked up without a compare.
+var labelByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = class[c] == cLabel
+	}
+	return t
+}()
+
+func isLabel(c byte) bool { return labelByte[c] }
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
