@@ -363,7 +363,7 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 		tld = tld[:len(tld)-d]
 		tldEnd -= d
 	}
-	if last >= 2 && topLevel(tld) {
+	if last >= 2 && (topLevel(tld) || upperTopLevel(tld)) {
 		for k := 0; k < last; k++ {
 			l := w[lab[k][0]:lab[k][1]]
 			if k == last-1 {
@@ -380,7 +380,7 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 		p := filePrefixLen(first)
 		hostLabel := first[p:]
 		dst = append(dst, first[:p]...)
-		if roleLabel(string(hostLabel)) {
+		if roleLabel(string(hostLabel)) || !lowerLabel(hostLabel) && roleLabel(strings.ToLower(string(hostLabel))) {
 			dst = append(dst, first[p:]...)
 		} else {
 			dst = append(dst, r.lowerGet(KindHost, hostLabel)...)

@@ -73,6 +73,7 @@ func TestLineOzoneForms(t *testing.T) {
 		{"urls and prom labels",
 			`om_metrics_num_key_ops{hostname="om-prod-4.corp.example.com",} 5 http://om-prod-4.corp.example.com:9874/prom`,
 			`om_metrics_num_key_ops{hostname="host-2.domain-1.example",} 5 http://host-2.domain-1.example:9874/prom`},
+		{"upper-case host", `from OZN-A7.CORP.EXAMPLE.COM:9858 DN7.CORP.EXAMPLE.COM`, `from host-4.domain-1.example:9858 DN7.domain-1.example`},
 		{"ipv6", `from /[fe80::1ff:fe23:4567:890a]:9858 and 2001:470:1f0b:1::5 at 10:21:01`, `from /[2001:db8::1]:9858 and 2001:db8::2 at 10:21:01`},
 		// Ozone file system URLs, the key the same as in the audit line above (ofs://<om service>/<volume>/<bucket>/<key>, o3fs://<bucket>.<volume>.<om host>/<key>)
 		{"ofs url", `Listing ofs://omservice/sales/q3-reports/2026/08/summary.csv failed`, `Listing ofs://omservice/vol-2/bucket-2/key-1 failed`},

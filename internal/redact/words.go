@@ -174,6 +174,17 @@ func topLevel(l []byte) bool {
 	return false
 }
 
+// upperTopLevel reports the generic top-level domains in upper case
+// (DN1.EXAMPLE.COM): country codes are not taken in upper case, where
+// they are more often words (Level.IN, State.NO).
+func upperTopLevel(l []byte) bool {
+	switch string(l) {
+	case "COM", "NET", "ORG", "EDU", "IO", "LOCAL", "LOCALDOMAIN", "INTERNAL", "CORP", "LAN", "EXAMPLE", "TEST", "INVALID":
+		return true
+	}
+	return false
+}
+
 // extLabel reports the last labels of a file name after a host name:
 // extensions and rotation suffixes (.log, .out.1, .log.2026-08-23, .gz).
 func extLabel(l []byte) bool {
@@ -290,8 +301,8 @@ func filePrefixLen(l []byte) int {
 	for k < len(l) && ('A' <= l[k] && l[k] <= 'Z' || k > 0 && '0' <= l[k] && l[k] <= '9') {
 		k++
 	}
-	if k >= 2 && k < len(l)-1 && l[k] == '-' {
-		return k + 1
+	if k >= 2 && k < len(l)-1 && l[k] == '-' && ('a' <= l[k+1] && l[k+1] <= 'z' || '0' <= l[k+1] && l[k+1] <= '9') {
+		return k + 1 // followed by a lower-case host name, not part of an upper-case one
 	}
 	return 0
 }
