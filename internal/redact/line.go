@@ -363,7 +363,7 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 		tld = tld[:len(tld)-d]
 		tldEnd -= d
 	}
-	if last >= 2 && (topLevel(tld) || upperTopLevel(tld)) {
+	if last >= 2 && (topLevel(tld) || upperTopLevel(tld) || r.knownFirst(w[lab[0][0]:lab[0][1]])) {
 		for k := 0; k < last; k++ {
 			l := w[lab[k][0]:lab[k][1]]
 			if k == last-1 {
@@ -408,6 +408,17 @@ func (r *Redactor) hostRun(dst, w []byte, knownShort bool) []byte {
 		}
 	}
 	return append(dst, w...)
+}
+
+// knownFirst reports a first label that is a known host's: a Kubernetes
+// pod's name before its service (prod-om-0.prod-om-headless), which has
+// no top-level domain.
+func (r *Redactor) knownFirst(l []byte) bool {
+	if len(r.m.hosts) == 0 || !r.m.maybeBare(l) || keptLabel(string(l)) {
+		return false
+	}
+	_, ok := r.m.hosts[string(l)]
+	return ok
 }
 
 // minBareUser is the shortest user name replaced as a bare word: shorter

@@ -129,6 +129,7 @@ func TestLineLearnedHostsAndFileNames(t *testing.T) {
 		// Cloudera Manager role log (bundle.Classify): hadoop-cmf-<service>-<ROLE>-<host>.log.out
 		{"cloudera manager", `hadoop-cmf-ozone-OZONE_MANAGER-ozn-a17.corp.example.com.log.out`, `hadoop-cmf-ozone-OZONE_MANAGER-host-1.domain-1.example.log.out`},
 		// Kubernetes: /var/log/pods/<ns>_<pod>_<uid>/
+		{"pod and service", `ozn-a17.prod-om-headless:9862 ozn-a17.prod-om-headless.prod.svc.cluster.local`, `host-1.domain-2.example:9862 host-1.domain-3.example`},
 		{"pod dir", `/var/log/pods/prod_ozn-a17_0a6bdaf2-3d9c-33c4-cb31-44afbf9850fa/om/0.log`, `/var/log/pods/prod_host-1_0a6bdaf2-3d9c-33c4-cb31-44afbf9850fa/om/0.log`},
 		{"role host", `dn1.corp.example.com dn1`, `dn1.domain-1.example dn1`},
 		{"address in a file name", `ozone-hadoop-datanode-10.0.0.5.log 10.0.0.5.out`, `ozone-hadoop-datanode-198.18.0.1.log 198.18.0.1.out`},
