@@ -94,10 +94,10 @@ keys named like the flags).
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.AddCommand(newRedactCmd(v))
 	root.PersistentFlags().String("config", "", "config file (YAML, TOML or JSON)")
 	root.AddCommand(newAnalyzeCmd(v), newDetectorsCmd(), newExplainCmd(), newCatalogueCmd(), newVersionCmd())
 	root.AddCommand(newRulesCmd(), newWatchCmd(v))
-	root.AddCommand(newRedactCmd(v))
 	return root
 }
 
