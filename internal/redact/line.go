@@ -602,8 +602,8 @@ func (r *Redactor) context(dst, line []byte, i, j int) (int, []byte, bool) {
 		switch {
 		case j+2 < len(line) && line[j+1] == ' ' && line[j+2] == '"':
 			v, quoted = j+3, true
-		case j+2 < len(line) && line[j+1] == ' ' && string(name) == "user" && isLabel(line[j+2]):
-			v = j + 2
+		case j+2 < len(line) && line[j+1] == ' ' && (string(name) == "user" || string(name) == "host") && isLabel(line[j+2]):
+			v = j + 2 // also DatanodeDetails.toDebugString's "host: <host>"
 		default:
 			return 0, nil, false
 		}

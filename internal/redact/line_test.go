@@ -82,6 +82,14 @@ func TestLineOzoneForms(t *testing.T) {
 	})
 }
 
+func TestLineDatanodeDebugString(t *testing.T) {
+	runLines(t, Options{}, nil, []lineCase{
+		// signatures-scm.md §0.1: DatanodeDetails.toDebugString in "Registered datanode: {}"
+		{"datanode debug string", `Registered datanode: 3b1f8a0e-6c1d-4d2f-9f5e-0a1b2c3d4e5f{ip: 10.0.0.11, host: ozn-dn-7, ports: [], networkLocation: /default-rack, certSerialId: 1, persistedOpState: IN_SERVICE, persistedOpStateExpiryEpochSec: 0}`,
+			`Registered datanode: 3b1f8a0e-6c1d-4d2f-9f5e-0a1b2c3d4e5f{ip: 198.18.0.1, host: host-1, ports: [], networkLocation: /default-rack, certSerialId: 1, persistedOpState: IN_SERVICE, persistedOpStateExpiryEpochSec: 0}`},
+	})
+}
+
 // Near misses: what looks like a host, an address or a value but is an
 // Ozone id, a logger, a setting or a size must stay as it is.
 func TestLineNearMisses(t *testing.T) {
