@@ -422,3 +422,31 @@ func TestRedactBundleRelativeInputs(t *testing.T) {
 		t.Errorf("./x.log.gz: %+v", files)
 	}
 }
+
+// Several inputs: a directory holding a copy of each, one summary.
+func TestRedactBundleSeveralInputs(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "ozone-hadoop-datanode-ozn-dn03.acmecorp.internal.log")
+	os.WriteFile(a, []byte(dnLog), 0o644)
+	b := filepath.Join(dir, "om.tar.gz")
+	os.WriteFile(b, gzBytes(t, tarOf(t, ent{"om-audit-ozn-om17.acmecorp.internal.log", []byte(omAudit)})), 0o644)
+	out := filepath.Join(dir, "out")
+	sum := redactTo(t, NewMap(), Options{}, a, out) // one input: the file itself
+	if sum.Files != 1 {
+		t.Fatalf("%d files", sum.Files)
+	}
+	out2 := filepath.Join(dir, "out2")
+	r := New(NewMap(), Options{})
+	if _, err := RedactBundle(context.Background(), r, []string{a, b}, out2, BundleOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(out2)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "REDACTION.txt om.tar.gz ozone-hadoop-datanode-host-1.domain-1.example.log" {
+		t.Errorf("copies: %v", names)
+	}
+	checkNoLeak(t, out2)
+}
