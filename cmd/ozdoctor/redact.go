@@ -94,7 +94,12 @@ func runRedact(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	if err != nil {
 		return err
 	}
-	r := redact.New(m, redact.Options{Keywords: v.GetStringSlice("keyword"), KeepDomain: v.GetBool("keep-domain")})
+	// the flag's own values: viper would split a keyword at its commas
+	keywords, _ := cmd.Flags().GetStringArray("keyword")
+	if !cmd.Flags().Changed("keyword") {
+		keywords = v.GetStringSlice("keyword") // from the environment or the config file
+	}
+	r := redact.New(m, redact.Options{Keywords: keywords, KeepDomain: v.GetBool("keep-domain")})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sum, err := redact.RedactBundle(ctx, r, args, output, redact.BundleOptions{})

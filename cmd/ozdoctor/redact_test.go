@@ -222,14 +222,17 @@ func TestRedactMapUsageErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(in, "ozone-hadoop-om-ozn-om17.acmecorp.internal.log"), []byte("2026-08-23 10:05:00,000 [main] INFO org.apache.hadoop.ozone.om.OzoneManager: omNode-1[10.44.7.17:9862]: Stopping Ozone Manager\n"), 0o644)
 	os.WriteFile(filepath.Join(in, "core.bin"), []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00"), 0o644)
 	os.Symlink("/etc/passwd", filepath.Join(in, "acmecorp-link"))
-	code, _, stderr := runCLI(t, "redact", "--keyword", "AcmeCorp", "--output", filepath.Join(dir, "in-out"), in)
+	code, _, stderr := runCLI(t, "redact", "--keyword", "AcmeCorp", "--keyword", "Acme, Inc", "--output", filepath.Join(dir, "in-out"), in)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"files read: 1", "files skipped or cut short: 2", "ELF executable", "symbolic link", "keyword-1-link", "keyword 1: "} {
+	for _, want := range []string{"files read: 1", "files skipped or cut short: 2", "ELF executable", "symbolic link", "keyword-1-link", "keyword 1: ", "keyword 2: 0"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stderr)
 		}
+	}
+	if strings.Contains(stderr, "keyword 3:") {
+		t.Errorf("a keyword with a comma was split:\n%s", stderr)
 	}
 	for _, leak := range []string{"ozn-om17", "acmecorp", "10.44.7.17"} {
 		if strings.Contains(stderr, leak) {
