@@ -72,6 +72,8 @@ With --format json, stdout holds one JSON document:
 	f.String("spill-dir", "", "directory of that temporary file (default: $TMPDIR or /tmp); it is unlinked at once")
 	f.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.String("memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof)")
+	f.Bool("redact", false, "analyse a redacted copy of the bundle (ozdoctor redact), for a report safe to share")
+	f.String("map", "", "with --redact: the map file of ozdoctor redact, read and written back")
 	addESFlags(f)
 	addESFindingsFlags(f)
 	return cmd
@@ -149,6 +151,17 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	case several && format == "html" && !strings.Contains(output, clusterPlaceholder):
 		return usageErrorf("--format html: a page holds one cluster's report; put %s in --output for a page per cluster", clusterPlaceholder)
 	}
+	var redacted *redactedRun
+	if v.GetBool("redact") {
+		if fromES {
+			return usageErrorf("--redact reads bundles, not Elasticsearch")
+		}
+		if redacted, err = startRedacted(context.Background(), v, args); err != nil {
+			return err
+		}
+		defer redacted.cleanup()
+		opt.Inputs = redacted.inputs
+	}
 	findingsES, err := esFindingsConfig(v, "")
 	if err != nil {
 		return usageErrorf("%w", err)
@@ -171,6 +184,12 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var reports []*analysis.Result
+	write := func() error {
+		if redacted != nil {
+			return redacted.write(format, output, cmd.OutOrStdout(), reports)
+		}
+		return writeReports(format, output, cmd.OutOrStdout(), reports)
+	}
 	if fromES {
 		reports, err = analyzeES(ctx, opt, esCfg, clusters)
 		args = esCfg.URLs
@@ -188,7 +207,7 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	switch {
 	case errors.Is(err, analysis.ErrNoInput):
 		if len(reports) > 0 {
-			if werr := writeReports(format, output, cmd.OutOrStdout(), reports); werr != nil {
+			if werr := write(); werr != nil {
 				return &exitError{code: exitInternal, err: werr}
 			}
 		}
@@ -198,7 +217,7 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	case err != nil:
 		return &exitError{code: exitInternal, err: err}
 	}
-	if err := writeReports(format, output, cmd.OutOrStdout(), reports); err != nil {
+	if err := write(); err != nil {
 		return &exitError{code: exitInternal, err: err}
 	}
 	failed := false

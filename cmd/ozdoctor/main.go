@@ -94,6 +94,7 @@ keys named like the flags).
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.AddCommand(newRedactCmd(v))
 	root.PersistentFlags().String("config", "", "config file (YAML, TOML or JSON)")
 	root.PersistentFlags().StringSlice("signatures", nil, "directory or file of signatures of your own, added to the built-in ones\n"+
 		"(repeatable; one with the id of a built-in detector replaces it; docs/signatures.md)")

@@ -178,7 +178,7 @@ func (w *walker) visitTar(n node, br *bufio.Reader, depth int) {
 		ep = n.path + "!/" + name
 		switch hdr.Typeflag {
 		case tar.TypeReg, tar.TypeGNUSparse:
-			child := node{path: ep, class: n.class + "!/" + name, name: path.Base(name), size: hdr.Size, mod: hdr.ModTime, rank: n.rank}
+			child := node{path: ep, class: n.class + "!/" + name, name: path.Base(name), size: hdr.Size, mod: hdr.ModTime, rank: n.rank, layers: n.layers}
 			er := &entryReader{r: tr}
 			w.visitStream(child, er, nil, depth+1)
 			if er.err != nil { // the archive cannot be read further
@@ -255,7 +255,7 @@ func (w *walker) visitZip(n node, br *bufio.Reader, ra *sizedReaderAt, depth int
 			}
 			continue
 		}
-		child := node{path: ep, class: n.class + "!/" + name, name: path.Base(name), size: int64(zf.CompressedSize64), mod: zf.Modified, rank: n.rank}
+		child := node{path: ep, class: n.class + "!/" + name, name: path.Base(name), size: int64(zf.CompressedSize64), mod: zf.Modified, rank: n.rank, layers: n.layers}
 		rr := &ratioReader{r: rc, in: func() int64 { return cra.n }, max: w.opt.MaxRatio, what: "zip member " + name, wrap: zipError}
 		w.visitStream(child, rr, nil, depth+1)
 		rc.Close()

@@ -42,6 +42,13 @@ type File struct {
 	// Rank is the place of its file on disk in name order, in a walk
 	// ordered by time (files inside an archive share their archive's).
 	Rank int
+	// Layers names the containers the file was read through, outermost
+	// first: "gzip", "xz", "zstd", "bzip2", "tar" or "zip". Each "tar" and
+	// "zip" matches one "!/" of Path, in order; the compressions between
+	// them wrap the part of Path they follow. Nil for a plain file on disk.
+	// A writer that rebuilds a bundle's shape reads it; it must not be
+	// modified.
+	Layers []string
 }
 
 // Options bounds what a walk reads. Zero values take the defaults.
@@ -142,13 +149,14 @@ type walker struct {
 
 // node is a file or archive entry about to be visited.
 type node struct {
-	path  string // display path
-	class string // path used for classification: relative to the input, starting with the input directory's or archive's own name
-	name  string
-	size  int64
-	mod   time.Time
-	next  time.Time // File.Next
-	rank  int       // File.Rank
+	path   string // display path
+	class  string // path used for classification: relative to the input, starting with the input directory's or archive's own name
+	name   string
+	size   int64
+	mod    time.Time
+	next   time.Time // File.Next
+	rank   int       // File.Rank
+	layers []string  // File.Layers
 }
 
 func (w *walker) done() bool {
@@ -208,6 +216,10 @@ func (w *walker) visitStream(n node, raw io.Reader, ra *sizedReaderAt, depth int
 		return
 	}
 	f := sniff(head)
+	if f.container {
+		// A copy: siblings share the parent's slice.
+		n.layers = append(n.layers[:len(n.layers):len(n.layers)], f.name)
+	}
 	if f.container && depth >= maxDepth {
 		w.problem(n.path, fmt.Sprintf("%s nested more than %d archives deep: skipped", f.name, maxDepth))
 		return
@@ -243,7 +255,7 @@ func (w *walker) deliver(n node, br *bufio.Reader) {
 		limit, byTotal = rem, true
 	}
 	host, comp, kind := Classify(n.class)
-	f := File{Path: n.path, Name: n.name, Size: n.size, ModTime: n.mod, Host: host, Component: comp, Kind: kind, Next: n.next, Rank: n.rank}
+	f := File{Path: n.path, Name: n.name, Size: n.size, ModTime: n.mod, Host: host, Component: comp, Kind: kind, Next: n.next, Rank: n.rank, Layers: n.layers}
 	fr := &fileReader{ctx: w.ctx, br: br, left: limit}
 	err := w.fn(f, fr)
 	w.total += fr.n

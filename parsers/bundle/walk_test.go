@@ -252,7 +252,7 @@ func TestWalkDirectoryTree(t *testing.T) {
 		file File
 	}{
 		{scmLog, File{Name: "ozone-hadoop-scm-scm1.example.com.log", Size: int64(2 * len(scmLine)), Host: "scm1.example.com", Component: parsers.ComponentSCM, Kind: parsers.KindLog}},
-		{rolled, File{Name: "ozone-hadoop-scm-scm1.example.com.log.1.gz", Size: int64(len(rolledGz)), Host: "scm1.example.com", Component: parsers.ComponentSCM, Kind: parsers.KindLog}},
+		{rolled, File{Name: "ozone-hadoop-scm-scm1.example.com.log.1.gz", Size: int64(len(rolledGz)), Host: "scm1.example.com", Component: parsers.ComponentSCM, Kind: parsers.KindLog, Layers: []string{"gzip"}}},
 		{audit, File{Name: "scm-audit-scm1.example.com.log", Size: int64(len(auditLine)), Host: "scm1.example.com", Component: parsers.ComponentSCM, Kind: parsers.KindAudit}},
 		{empty, File{Name: "ozone-hadoop-datanode-dn3.out", Host: "dn3", Component: parsers.ComponentDatanode, Kind: parsers.KindOut}},
 		{promFile, File{Name: "prom.txt", Size: int64(len(promText)), Host: "scm1", Component: parsers.ComponentSCM, Kind: parsers.KindProm}},
@@ -260,7 +260,7 @@ func TestWalkDirectoryTree(t *testing.T) {
 	for _, c := range checks {
 		got := r.files[c.path]
 		c.file.Path, c.file.ModTime = c.path, got.ModTime
-		if got != c.file {
+		if !reflect.DeepEqual(got, c.file) {
 			t.Errorf("file %s:\n got %+v\nwant %+v", c.path, got, c.file)
 		}
 	}
@@ -314,6 +314,21 @@ func TestWalkArchives(t *testing.T) {
 	// a.tgz is read twice: once as an input of its own, once inside dir.
 	if n := len(r.order); n != 2*4+3+1+4 {
 		t.Errorf("%d files delivered: %v", n, r.order)
+	}
+
+	// the containers each file was read through, outermost first
+	for p, want := range map[string]string{
+		a + "!/scm1/ozone-hadoop-scm-scm1.log":      "gzip tar",
+		a + "!/scm1/ozone-hadoop-scm-scm1.log.2.gz": "gzip tar gzip",
+		a + "!/x/om2.zip!/c.log":                    "gzip tar zip",
+		b + "!/t.tar.gz!/e.log":                     "zip gzip tar",
+		filepath.Join(dir, "plain.log.gz"):          "",
+		filepath.Join(dir, "multi.log.gz"):          "gzip",
+		filepath.Join(dir, "double.gz") + "!/j.log": "gzip gzip tar",
+	} {
+		if got := strings.Join(r.files[p].Layers, " "); got != want {
+			t.Errorf("Layers of %s = %q, want %q", p, got, want)
+		}
 	}
 
 	f := r.files[a+"!/x/om2.zip!/c.log"]
