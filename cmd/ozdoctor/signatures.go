@@ -27,6 +27,16 @@ func loadDetectors(v *viper.Viper) ([]detectors.Registration, *signature.Set, er
 	return regs, set, nil
 }
 
+// casePaths returns a signature's test cases, refusing a stable signature
+// without both kinds.
+func casePaths(s *signature.Signature) ([]string, error) {
+	paths, err := s.CasePaths(filepath.Dir(s.Path))
+	if err != nil {
+		return nil, err
+	}
+	return paths, s.CheckStable(paths, cases.Positive)
+}
+
 func newTestCmd(v *viper.Viper) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test [--update] PATH...",
@@ -63,16 +73,17 @@ func runTest(out io.Writer, paths []string, update bool) error {
 	passed, failed := 0, 0
 	var problems []error
 	for _, s := range sigs {
-		paths, err := s.CasePaths(filepath.Dir(s.Path))
-		if err == nil {
-			err = s.CheckStable(paths, cases.Positive)
-		}
+		paths, err := casePaths(s)
 		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
 		if len(paths) == 0 {
-			fmt.Fprintf(out, "NONE  %s: no test cases (%s)\n", s.ID, strings.Join(append(s.Tests, signature.DefaultTests)[:max(1, len(s.Tests))], ", "))
+			globs := s.Tests
+			if len(globs) == 0 {
+				globs = []string{signature.DefaultTests}
+			}
+			fmt.Fprintf(out, "NONE  %s: no test cases (%s)\n", s.ID, strings.Join(globs, ", "))
 		}
 		for _, p := range paths {
 			res, err := cases.Check([]detectors.Registration{s.Registration()}, p, cases.Options{Update: update})
@@ -130,10 +141,7 @@ positive and a quiet test case. Every problem is printed as file:line:column: me
 			}
 			var problems []error
 			for _, s := range sigs {
-				paths, err := s.CasePaths(filepath.Dir(s.Path))
-				if err == nil {
-					err = s.CheckStable(paths, cases.Positive)
-				}
+				paths, err := casePaths(s)
 				if err != nil {
 					problems = append(problems, err)
 					continue

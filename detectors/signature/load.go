@@ -51,23 +51,29 @@ func IsSignatureFile(name string) bool {
 // LoadFS compiles every signature file under root in fsys, in path order.
 // Every file's problems are returned together (Errors).
 func LoadFS(fsys fs.FS, root string, builtin bool) ([]*Signature, error) {
-	var paths []string
-	err := fs.WalkDir(fsys, root, func(p string, de fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if de.IsDir() && p != root && (de.Name() == "testdata" || strings.HasPrefix(de.Name(), ".")) {
-			return fs.SkipDir
-		}
-		if !de.IsDir() && IsSignatureFile(p) {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths, err := signatureFiles(fsys, root)
 	if err != nil {
 		return nil, err
 	}
 	return compileAll(paths, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) }, builtin)
+}
+
+// signatureFiles lists the signature files under root in fsys, in path
+// order, leaving out testdata and hidden folders.
+func signatureFiles(fsys fs.FS, root string) ([]string, error) {
+	var paths []string
+	err := fs.WalkDir(fsys, root, func(p string, de fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case de.IsDir() && p != root && (de.Name() == "testdata" || strings.HasPrefix(de.Name(), ".")):
+			return fs.SkipDir
+		case !de.IsDir() && IsSignatureFile(p):
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	return paths, err
 }
 
 // LoadPaths compiles the signature files given, and every signature file
@@ -83,18 +89,10 @@ func LoadPaths(paths []string) ([]*Signature, error) {
 			files = append(files, p)
 			continue
 		}
-		err = filepath.WalkDir(p, func(q string, de fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if de.IsDir() && q != p && (de.Name() == "testdata" || strings.HasPrefix(de.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			if !de.IsDir() && IsSignatureFile(q) {
-				files = append(files, q)
-			}
-			return nil
-		})
+		found, err := signatureFiles(os.DirFS(p), ".")
+		for _, f := range found {
+			files = append(files, filepath.Join(p, filepath.FromSlash(f)))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("signatures: %w", err)
 		}
