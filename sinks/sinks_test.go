@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,4 +306,38 @@ type countingWriter int64
 func (w *countingWriter) Write(p []byte) (int, error) {
 	*w += countingWriter(len(p))
 	return len(p), nil
+}
+
+// A report of many findings starts with an index by problem and by host;
+// one of a few does not.
+func TestTextIndexesManyFindings(t *testing.T) {
+	t0 := time.Date(2026, 8, 23, 10, 0, 0, 0, time.UTC)
+	var fs []detectors.Finding
+	for i := range 12 {
+		f := detectors.Finding{Detector: "dn-volume-failed", Defect: "dn-volume-failure", Severity: detectors.Warning,
+			Start: t0.Add(time.Duration(i) * time.Minute), State: detectors.Firing,
+			Entities: detectors.Entities{Hosts: []string{fmt.Sprintf("dn%d", i%3)}}}
+		if i%4 == 0 {
+			f.Detector, f.Defect, f.Severity = "empty-quasi-closed-delete", "HDDS-16809", detectors.Critical
+		}
+		fs = append(fs, f)
+	}
+	write := func(fs []detectors.Finding) string {
+		var b bytes.Buffer
+		s, _ := New("text", &b)
+		if err := s.Write(&Report{Findings: detectors.FindingsOf(fs)}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	out := write(fs)
+	for _, want := range []string{"By problem:", "dn-volume-failure ", " 9 (9 warning): [4] [5]", "HDDS-16809 (empty-quasi-closed-delete)",
+		" 3 (3 critical): [1] [2] [3]", "By host:", "dn0 ", " 4 (1 critical, 3 warning): [1] [6] [8] [10]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("index lacks %q:\n%s", want, out)
+		}
+	}
+	if out := write(fs[:10]); strings.Contains(out, "By problem:") {
+		t.Errorf("an index for 10 findings:\n%s", out)
+	}
 }

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 )
 
@@ -32,6 +34,9 @@ func (s textSink) Write(r *Report) error {
 		fmt.Fprintf(w, "no findings in %d files from %d hosts (%s to %s)\n", c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
 	} else {
 		fmt.Fprintf(w, "%d findings (%s) in %d files from %d hosts (%s to %s)\n", len(fs), counts(fs), c.Totals.Files, len(c.Hosts), stamp(c.Start), stamp(c.End))
+	}
+	if len(fs) > groupAbove {
+		writeIndex(w, fs)
 	}
 	for i, f := range fs {
 		fmt.Fprintf(w, "\n[%d] %s  %s  %s\n", i+1, strings.ToUpper(f.Severity.String()), f.Defect, f.Title)
@@ -68,6 +73,67 @@ func (s textSink) Write(r *Report) error {
 		return err
 	}
 	return w.Flush()
+}
+
+// groupAbove is how many findings a text report lists before it starts
+// with an index of them by problem and by host.
+const groupAbove = 10
+
+// writeIndex lists the findings' numbers by problem, then by host, so that
+// a report of many findings reads from the top.
+func writeIndex(w io.Writer, fs []detectors.Finding) {
+	type group struct {
+		name string
+		fs   []int // finding numbers
+		sev  []detectors.Finding
+	}
+	index := func(key func(f detectors.Finding) []string) []*group {
+		byName := map[string]*group{}
+		var order []*group
+		for i, f := range fs {
+			for _, k := range key(f) {
+				g := byName[k]
+				if g == nil {
+					g = &group{name: k}
+					byName[k] = g
+					order = append(order, g)
+				}
+				g.fs = append(g.fs, i+1)
+				g.sev = append(g.sev, f)
+			}
+		}
+		slices.SortStableFunc(order, func(a, b *group) int { return len(b.fs) - len(a.fs) })
+		return order
+	}
+	numbers := func(ns []int) string {
+		var b strings.Builder
+		for i, n := range ns {
+			if i == 10 {
+				fmt.Fprintf(&b, " +%d more", len(ns)-i)
+				break
+			}
+			fmt.Fprintf(&b, " [%d]", n)
+		}
+		return b.String()
+	}
+	fmt.Fprintln(w, "\nBy problem:")
+	for _, g := range index(func(f detectors.Finding) []string {
+		if f.Defect == f.Detector {
+			return []string{f.Defect}
+		}
+		return []string{f.Defect + " (" + f.Detector + ")"}
+	}) {
+		fmt.Fprintf(w, "  %-50s %d (%s):%s\n", g.name, len(g.fs), counts(g.sev), numbers(g.fs))
+	}
+	fmt.Fprintln(w, "By host:")
+	for _, g := range index(func(f detectors.Finding) []string {
+		if len(f.Entities.Hosts) == 0 {
+			return []string{"(no host)"}
+		}
+		return f.Entities.Hosts
+	}) {
+		fmt.Fprintf(w, "  %-50s %d (%s):%s\n", g.name, len(g.fs), counts(g.sev), numbers(g.fs))
+	}
 }
 
 func writeCoverageText(w io.Writer, c analysis.Coverage) {
