@@ -308,7 +308,24 @@ func (c *compiler) signals(s *Signature) {
 			}
 		}
 		c.kinds[k] = true
-		s.entries = append(s.entries, catalogue.Entry{Kind: k, Source: d.Source, Loggers: d.Loggers, Literals: d.Literals, Pattern: re})
+		var attrs []string // groups that land in Attrs: present on every signal, "" when they did not match
+		for _, g := range sortedKeys(d.Groups) {
+			if _, typed := groupTypes[g]; !typed {
+				attrs = append(attrs, g)
+			}
+		}
+		s.entries = append(s.entries, catalogue.Entry{Kind: k, Source: d.Source, Loggers: d.Loggers, Literals: d.Literals, Pattern: re,
+			Post: func(sig *catalogue.Signal, _ catalogue.Groups) bool {
+				for _, g := range attrs {
+					if _, ok := sig.Attrs[g]; !ok {
+						if sig.Attrs == nil {
+							sig.Attrs = map[string]string{}
+						}
+						sig.Attrs[g] = ""
+					}
+				}
+				return true
+			}})
 	}
 }
 
@@ -382,8 +399,18 @@ func extend(opts ...cel.EnvOption) (*cel.Env, error) {
 	return env.Extend(opts...)
 }
 
+// attrRef finds e.attrs["name"] and e.attrs.name in an expression.
+var attrRef = regexp.MustCompile(`attrs(?:\[\s*"(\w+)"\s*\]|\.(\w+))`)
+
 // check compiles src in env and requires its type.
 func (c *compiler) check(env *cel.Env, src Expr, want *cel.Type, what string) *cel.Ast {
+	for _, m := range attrRef.FindAllStringSubmatch(src.Src, -1) {
+		name := m[1] + m[2]
+		if typ, typed := groupTypes[name]; typed {
+			c.errorf(src.Pos, "%s: a group named %q fills the signal's typed field (%s), never attrs: read it as a field (see the signal fields in docs/signatures.md) or rename the group", what, name, typ)
+			return nil
+		}
+	}
 	ast, iss := env.Compile(src.Src)
 	if iss != nil && iss.Err() != nil {
 		for _, e := range iss.Errors() {

@@ -102,3 +102,13 @@ func TestDuplicateIDIsRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A group named like a typed field never lands in attrs: reading it there
+// is refused at load.
+func TestAttrsOfATypedGroupIsRefused(t *testing.T) {
+	text := strings.Replace(base, `where: e.attrs.volume != ""`, `where: e.attrs["state"] == "x"`, 1)
+	err := compileText(t, text)
+	if err == nil || !strings.Contains(err.Error(), `sig.yaml:21:14: step failed where: a group named "state" fills the signal's typed field (string), never attrs`) {
+		t.Fatalf("got %v", err)
+	}
+}

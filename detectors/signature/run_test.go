@@ -319,3 +319,28 @@ func runCut(t *testing.T, s *Signature, in []catalogue.Signal, cut int, end time
 	eng.Flush(t0.Add(end))
 	return trs
 }
+
+// A declared group that did not match is "" in attrs, so that an
+// expression reading it needs no guard.
+func TestUnmatchedOptionalGroupIsEmpty(t *testing.T) {
+	f, err := Parse("sig.yaml", []byte(strings.Replace(base, `'^Marking volume (?P<volume>\S+) as failed'`, `'^Marking volume (?P<volume>\S+) as failed(?P<why> because \S+)?'`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Signals[0].Groups["why"] = "string"
+	s, err := Compile("sig.yaml", f, KnownKinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalogue.New(append(catalogue.Default(), s.Entries()...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigs := cat.Match(&parsers.Record{Time: t0, Host: "dn1", Message: "Marking volume /data1 as failed"})
+	if len(sigs) != 1 {
+		t.Fatalf("signals %v", sigs)
+	}
+	if v, ok := sigs[0].Attrs["why"]; !ok || v != "" || sigs[0].Attrs["volume"] != "/data1" {
+		t.Errorf("attrs %v", sigs[0].Attrs)
+	}
+}
