@@ -214,8 +214,10 @@ func (c *compiler) header(s *Signature) {
 		Resolves: strings.TrimSpace(f.Resolves), Needs: needs, Package: f.ID, Affected: f.Affected,
 		FixedIn: f.FixedIn, Metrics: f.Metrics,
 	}
+	s.doc.VersionsRead = strings.TrimSpace(f.VersionsRead)
 	if len(f.References) > 0 {
-		s.doc.VersionsRead = "references: " + strings.Join(f.References, " ")
+		s.doc.VersionsRead = strings.TrimSpace(s.doc.VersionsRead + "; references: " + strings.Join(f.References, " "))
+		s.doc.VersionsRead = strings.TrimPrefix(s.doc.VersionsRead, "; ")
 	}
 	if err := s.doc.ValidateVersions(); err != nil {
 		c.errorf(c.at("affected"), "%v", err)

@@ -29,6 +29,7 @@ type File struct {
 	Needs          []string       `yaml:"needs"`
 	Affected       string         `yaml:"affected"`
 	FixedIn        []string       `yaml:"fixed_in"`
+	VersionsRead   string         `yaml:"versions_read"`
 	Params         Ordered[Param] `yaml:"params"`
 	Windows        Ordered[Expr]  `yaml:"windows"`
 	Signals        []SignalDef    `yaml:"signals"`

@@ -18,8 +18,13 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )
 
-// maxRecent bounds the signals a signature keeps for its skew allowance.
+// maxRecent bounds the signals a signature keeps for its skew allowance
+// (and a count step's window).
 const maxRecent = 4096
+
+// maxValues bounds the distinct values and hosts a met count step keeps
+// on counting (its Distinct stops growing with them).
+const maxValues = 1024
 
 // Registration returns the signature as a detector the engine runs like
 // any other: its findings go through the engine's alert state machine,
@@ -496,7 +501,7 @@ func (d *detector) recount(b *Burst, st step, in *instance, e *Event) {
 	b.Last = *e
 	if st.count.distinct != nil {
 		if out, _, err := st.count.distinct.Eval(d.activation(in, e)); err == nil {
-			if v, _ := out.Value().(string); !slices.Contains(b.Values, v) {
+			if v, _ := out.Value().(string); len(b.Values) < maxValues && !slices.Contains(b.Values, v) {
 				b.Values = append(b.Values, v)
 				b.Distinct++
 			}
@@ -504,7 +509,7 @@ func (d *detector) recount(b *Burst, st step, in *instance, e *Event) {
 	} else {
 		b.Distinct++
 	}
-	if !slices.Contains(b.Hosts, e.Host) {
+	if len(b.Hosts) < maxValues && !slices.Contains(b.Hosts, e.Host) {
 		b.Hosts = append(b.Hosts, e.Host)
 	}
 }
@@ -637,7 +642,7 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 		if in.Closed {
 			continue
 		}
-		if in.Emitted && !in.Pending && d.quiet > 0 && now.Sub(in.Last) > d.quiet {
+		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() && now.Sub(in.Last) > d.quiet {
 			d.resolve(in, emit)
 			continue
 		}
@@ -666,7 +671,7 @@ func (d *detector) Quiet(now time.Time) time.Time {
 		if !in.Deadline.IsZero() {
 			q = detectors.Earliest(q, in.Deadline)
 		}
-		if in.Emitted && !in.Pending && d.quiet > 0 {
+		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() {
 			q = detectors.Earliest(q, in.Last.Add(d.quiet))
 		}
 		if d.horizon > 0 && !in.Last.IsZero() {
