@@ -47,3 +47,13 @@ func TestBuiltinSignatures(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCompileBuiltins is what every command pays at start for the
+// built-in signatures.
+func BenchmarkCompileBuiltins(b *testing.B) {
+	for b.Loop() {
+		if _, err := signature.LoadFS(signatures.FS(), ".", true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

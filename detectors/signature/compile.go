@@ -1,8 +1,6 @@
 package signature
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -22,7 +20,6 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 	"github.com/ozdoctor/ozdoctor/parsers/site"
-	"go.yaml.in/yaml/v3"
 )
 
 // MinLiteral is the shortest literal a signature's own message entry may
@@ -140,6 +137,7 @@ type compiler struct {
 	errs  Errors
 	kinds map[catalogue.Kind]bool // every kind a step may name
 	base  []cel.EnvOption         // types, params, windows
+	envs  map[[2]int]*cel.Env     // by bound steps and whether e is bound
 }
 
 // Compile checks and compiles a parsed signature file. known are the
@@ -164,7 +162,7 @@ func Compile(path string, f *File, known map[catalogue.Kind]bool) (*Signature, e
 		}
 		return nil, c.errs
 	}
-	s.Hash = hashOf(f)
+	s.Hash = f.hash
 	return s, nil
 }
 
@@ -455,6 +453,13 @@ func (c *compiler) program(env *cel.Env, src Expr, want *cel.Type, what string) 
 
 // env is the base environment plus e (unless noEvent) and the bound steps.
 func (c *compiler) env(bound []step, withEvent bool) *cel.Env {
+	key := [2]int{len(bound), 0} // bound is always the first steps of the match
+	if withEvent {
+		key[1] = 1
+	}
+	if env, ok := c.envs[key]; ok {
+		return env
+	}
 	opts := slices.Clone(c.base)
 	if withEvent {
 		opts = append(opts, cel.Variable("e", eventType))
@@ -473,6 +478,10 @@ func (c *compiler) env(bound []step, withEvent bool) *cel.Env {
 	if err != nil {
 		panic(fmt.Sprintf("signature environment: %v", err)) // the options are ours
 	}
+	if c.envs == nil {
+		c.envs = map[[2]int]*cel.Env{}
+	}
+	c.envs[key] = env
 	return env
 }
 
@@ -754,15 +763,6 @@ func Human(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
-}
-
-func hashOf(f *File) string {
-	h := sha256.New()
-	for _, part := range []any{f.Signals, f.Params, f.Windows, f.Match} {
-		b, _ := yaml.Marshal(part)
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -2,8 +2,11 @@ package signature
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 
@@ -43,6 +46,7 @@ type File struct {
 	Metrics        []string       `yaml:"metrics"`
 	Tests          []string       `yaml:"tests"`
 	pos            map[string]Pos // of the top-level keys
+	hash           string         // of the parts that decide the state (hashState)
 }
 
 // Param is a setting a signature declares, overridable with
@@ -274,6 +278,7 @@ func Parse(name string, data []byte) (*File, error) {
 			for i := 0; i+1 < len(root.Content); i += 2 {
 				f.pos[root.Content[i].Value] = Pos{root.Content[i].Line, root.Content[i].Column}
 			}
+			f.hash = hashState(root)
 			if f.Signature == "" {
 				errs = append(errs, &Error{Pos: Pos{1, 1}, Msg: "missing \"signature: v1\""})
 			} else {
@@ -285,6 +290,31 @@ func Parse(name string, data []byte) (*File, error) {
 		e.File = name
 	}
 	return nil, errs
+}
+
+// stateKeys are the top-level keys that decide what a signature's open
+// state means: a reload keeps the state when they are unchanged.
+var stateKeys = map[string]bool{"signals": true, "params": true, "windows": true, "match": true}
+
+// hashState hashes the state keys' values as written, without their
+// places and comments: a new title or a line added above keeps the hash.
+func hashState(root *yaml.Node) string {
+	h := sha256.New()
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; stateKeys[k.Value] {
+			h.Write([]byte(k.Value + "\x00"))
+			writeNode(h, root.Content[i+1])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// writeNode writes n's kinds, tags and values, depth first.
+func writeNode(w io.Writer, n *yaml.Node) {
+	fmt.Fprintf(w, "%d\x00%s\x00%s\x00%d\x00", n.Kind, n.Tag, n.Value, len(n.Content))
+	for _, c := range n.Content {
+		writeNode(w, c)
+	}
 }
 
 // checkKeys walks n against the Go type t and reports keys t does not

@@ -344,3 +344,17 @@ func TestUnmatchedOptionalGroupIsEmpty(t *testing.T) {
 		t.Errorf("attrs %v", sigs[0].Attrs)
 	}
 }
+
+// The hash a reload compares changes with the match, not with the text
+// around it.
+func TestHashFollowsTheMatchOnly(t *testing.T) {
+	h := mustCompile(t, base).Hash
+	moved := strings.Replace(base, "title: A test signature\n", "title: Another title\ndescription2_is_not_a_key: x\n", 1)
+	moved = strings.Replace(moved, "description2_is_not_a_key: x\n", "# a comment line\n", 1)
+	if got := mustCompile(t, moved).Hash; got != h {
+		t.Errorf("a new title and a line above changed the hash: %s → %s", h, got)
+	}
+	if got := mustCompile(t, strings.Replace(base, "max_open: 10", "max_open: 11", 1)).Hash; got == h {
+		t.Error("a changed match kept the hash")
+	}
+}
