@@ -9,8 +9,9 @@ import (
 	"io/fs"
 )
 
-//go:embed */*.yaml
+//go:embed */*.yaml */testdata/*.txtar
 var files embed.FS
 
-// FS returns the built-in signature files, one folder per signature.
+// FS returns the built-in signature files, one folder per signature, with
+// their test cases (so that `ozdoctor test` runs them anywhere).
 func FS() fs.FS { return files }

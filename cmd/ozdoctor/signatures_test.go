@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,5 +97,22 @@ func TestUserSignatureReplacesBuiltin(t *testing.T) {
 	code, out, _ = runCLI(t, "detectors", "--signatures", dir)
 	if code != 0 || strings.Count(out, "dn-volume-failed ") != 1 || !strings.Contains(out, "signature: "+filepath.Join(dir, "dn-volume-failed.yaml")) {
 		t.Errorf("detectors: exit %d\n%s", code, out)
+	}
+}
+
+// Without a path, test and check work on the built-in signatures, whose
+// cases the binary carries.
+func TestTestCommandRunsTheBuiltins(t *testing.T) {
+	paths, _ := filepath.Glob("../../signatures/*/testdata/*.txtar")
+	want := len(paths)
+	code, out, stderr := runCLI(t, "test")
+	if code != 0 || want == 0 || !strings.HasSuffix(out, fmt.Sprintf("%d passed, 0 failed\n", want)) {
+		t.Fatalf("test: exit %d, %d cases on disk\n%s\n%s", code, want, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, "test", "--update"); code != exitUsage || !strings.Contains(stderr, "give the signatures' folder") {
+		t.Errorf("test --update without a path: exit %d %s", code, stderr)
+	}
+	if code, out, _ := runCLI(t, "check", "signatures"); code != 0 || !strings.Contains(out, "SUCCESS: ") {
+		t.Errorf("check signatures: exit %d\n%s", code, out)
 	}
 }

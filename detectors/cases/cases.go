@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io/fs"
 	"maps"
 	"math/rand"
 	"os"
@@ -95,12 +96,26 @@ type Options struct {
 	// Built, if set, is called with every detector the batch run built,
 	// after the run (to check its state).
 	Built func(detectors.Detector)
+	// FS, if set, holds the cases (the built-in signatures' embedded ones);
+	// nil reads them from disk. Cases in an FS cannot be updated.
+	FS fs.FS
+}
+
+// read reads a case from opt.FS, or from disk.
+func (opt Options) read(path string) ([]byte, error) {
+	if opt.FS != nil {
+		return fs.ReadFile(opt.FS, path)
+	}
+	return os.ReadFile(path)
 }
 
 // Check runs the case in the txtar file path against regs: batch, live
 // and restarted, and compares with its expectations.
 func Check(regs []detectors.Registration, path string, opt Options) (*Outcome, error) {
-	data, err := os.ReadFile(path)
+	if opt.Update && opt.FS != nil {
+		return nil, fmt.Errorf("%s: embedded cases cannot be updated (give the signature's folder)", path)
+	}
+	data, err := opt.read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -430,8 +445,12 @@ func Kinds(dir string) (positive, quiet int, err error) {
 }
 
 // Positive reports whether the case in path expects a finding.
-func Positive(path string) (bool, error) {
-	data, err := os.ReadFile(path)
+func Positive(path string) (bool, error) { return Options{}.Positive(path) }
+
+// Positive reports whether the case in path (in opt.FS, or on disk)
+// expects a finding.
+func (opt Options) Positive(path string) (bool, error) {
+	data, err := opt.read(path)
 	if err != nil {
 		return false, err
 	}

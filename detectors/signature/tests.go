@@ -2,6 +2,8 @@ package signature
 
 import (
 	"fmt"
+	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 )
@@ -13,13 +15,23 @@ const DefaultTests = "testdata/*.txtar"
 // CasePaths returns the signature's test cases: its tests globs (or
 // DefaultTests), relative to dir, the folder of its file.
 func (s *Signature) CasePaths(dir string) ([]string, error) {
+	return s.casePaths(func(g string) ([]string, error) { return filepath.Glob(filepath.Join(dir, filepath.FromSlash(g))) })
+}
+
+// CasePathsFS returns the cases of a signature loaded from fsys (LoadFS),
+// as paths in fsys.
+func (s *Signature) CasePathsFS(fsys fs.FS) ([]string, error) {
+	return s.casePaths(func(g string) ([]string, error) { return fs.Glob(fsys, path.Join(path.Dir(s.Path), g)) })
+}
+
+func (s *Signature) casePaths(glob func(string) ([]string, error)) ([]string, error) {
 	globs := s.Tests
 	if len(globs) == 0 {
 		globs = []string{DefaultTests}
 	}
 	var out []string
 	for _, g := range globs {
-		m, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(g)))
+		m, err := glob(g)
 		if err != nil {
 			return nil, fmt.Errorf("%s: tests %q: %w", s.Path, g, err)
 		}
