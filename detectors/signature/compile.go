@@ -776,8 +776,5 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// Doc returns the signature's documentation, as the registry lists it.
-func (s *Signature) Doc() detectors.Doc { return s.doc }
-
 // Entries returns the message entries the signature adds to the catalogue.
 func (s *Signature) Entries() []catalogue.Entry { return s.entries }

@@ -151,8 +151,8 @@ func compileAll(paths []string, read func(string) ([]byte, error), builtin bool)
 
 // Merge puts the operator's signatures over the built-in ones: one with
 // the id of a built-in signature or Go detector replaces it (Set.Replaced
-// says so). goDetectors are the names of the Go detectors; the returned
-// registrations are the Go detectors not replaced, then the signatures.
+// says so). The registrations returned are goRegs' not replaced, then
+// the signatures.
 func Merge(goRegs []detectors.Registration, builtin, user []*Signature) ([]detectors.Registration, *Set) {
 	set := &Set{}
 	byID := map[string]*Signature{}
