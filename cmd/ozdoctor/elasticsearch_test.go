@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ozdoctor/ozdoctor/detectors/detectortest"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/esstandin"
@@ -36,13 +37,19 @@ func findingNames(t *testing.T, out string) []string {
 // the index index(cluster).
 func standInWithSample(t *testing.T, index func(cluster string) string, clusters ...string) *esstandin.Server {
 	t.Helper()
-	res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{sample}, Detectors: registry.All()})
+	return standInWith(t, sample, index, clusters...)
+}
+
+// standInWith is standInWithSample with the bundle at path.
+func standInWith(t *testing.T, path string, index func(cluster string) string, clusters ...string) *esstandin.Server {
+	t.Helper()
+	res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{path}, Detectors: registry.All()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := esstandin.New()
 	for _, c := range clusters {
-		if _, err := esstandin.LoadBundle(srv, index(c), sample, esstandin.Hosts(res.Coverage), c, true); err != nil {
+		if _, err := esstandin.LoadBundle(srv, index(c), path, esstandin.Hosts(res.Coverage), c, true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,15 +126,31 @@ func TestAnalyzeBundleWritesFindingsToElasticsearch(t *testing.T) {
 }
 
 // One run analyses several clusters of one index, each with its own engine:
-// the sample stored as two clusters gives each the bundle's findings, a
+// a bundle stored as two clusters gives each the bundle's findings, a
 // cluster without documents gets an empty report, and --output with
-// {cluster} writes a page per cluster.
+// {cluster} writes a page per cluster. The bundle is a detector test case:
+// 6 hosts over 90 minutes (layout L6, rotated, clock offsets), an SCM that
+// terminated after a pause, two findings of two detectors (a Go one and a
+// signature); TestAnalyzeSeveralClustersOfTheSample (tag e2e) stores the
+// sample, whose silences take five times the searches.
 func TestAnalyzeSeveralClusters(t *testing.T) {
-	srv := standInWithSample(t, func(c string) string { return "filebeat-ozone-" + c }, "prod1", "prod2")
+	bundle := filepath.Join(t.TempDir(), "bundle")
+	if _, err := detectortest.BuildFile("../../detectors/pausestale/testdata/terminate-L6.txtar", bundle); err != nil {
+		t.Fatal(err)
+	}
+	checkSeveralClusters(t, bundle)
+}
+
+// checkSeveralClusters is TestAnalyzeSeveralClusters on the bundle at path.
+func checkSeveralClusters(t *testing.T, path string) {
+	srv := standInWith(t, path, func(c string) string { return "filebeat-ozone-" + c }, "prod1", "prod2")
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	_, bundleOut, _ := runCLI(t, "analyze", "--format", "json", sample)
+	_, bundleOut, _ := runCLI(t, "analyze", "--format", "json", path)
 	want := findingNames(t, bundleOut)
+	if len(want) == 0 {
+		t.Fatalf("the bundle %s gives no finding", path)
+	}
 	es := []string{"analyze", "--es.url", hs.URL, "--es.index", "filebeat-ozone-*"}
 
 	code, out, stderr := runCLI(t, append(es, "--format", "json", "--es.cluster", "*", "--es.write-findings")...)
