@@ -4,6 +4,11 @@ package main
 
 import "testing"
 
+// TestAnalyzeFromElasticsearch with the sample stored, all five defects.
+func TestAnalyzeFromElasticsearchTheSample(t *testing.T) {
+	checkAnalyzeFromElasticsearch(t, sample, 5)
+}
+
 // TestAnalyzeSeveralClusters with the sample stored as the two clusters.
 func TestAnalyzeSeveralClustersOfTheSample(t *testing.T) {
 	checkSeveralClusters(t, sample)
