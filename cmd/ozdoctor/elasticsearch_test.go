@@ -55,6 +55,7 @@ func standInWith(t *testing.T, path string, index func(cluster string) string, c
 // TestAnalyzeSeveralClusters); TestAnalyzeFromElasticsearchTheSample (tag
 // e2e) stores the sample.
 func TestAnalyzeFromElasticsearch(t *testing.T) {
+	t.Parallel()
 	checkAnalyzeFromElasticsearch(t, terminateL6(t), 2)
 }
 
@@ -98,6 +99,7 @@ func checkAnalyzeFromElasticsearch(t *testing.T, path string, min int) {
 }
 
 func TestAnalyzeElasticsearchUsageErrors(t *testing.T) {
+	t.Parallel()
 	opensearch := esstandin.New()
 	opensearch.Product = "-"
 	hs := httptest.NewServer(opensearch)
@@ -148,6 +150,7 @@ func TestAnalyzeBundleWritesFindingsToElasticsearch(t *testing.T) {
 // (tag e2e) stores the sample, whose silences take five times the
 // searches.
 func TestAnalyzeSeveralClusters(t *testing.T) {
+	t.Parallel()
 	checkSeveralClusters(t, terminateL6(t))
 }
 

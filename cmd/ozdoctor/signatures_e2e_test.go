@@ -12,6 +12,7 @@ import (
 // Without a path, test runs every case of the built-in signatures that the
 // binary carries: as many as there are on disk, and all pass.
 func TestTestCommandRunsEveryBuiltinCase(t *testing.T) {
+	t.Parallel()
 	paths, _ := filepath.Glob("../../signatures/*/testdata/*.txtar")
 	want := len(paths)
 	code, out, stderr := runCLI(t, "test")
