@@ -50,6 +50,7 @@ type detector struct {
 	Open    []*instance
 	Evicted int64
 	Recent  []recent // signals a later step may still take (skew)
+	Seen    []seen   // the latest corroborating signal per corroboration and key
 }
 
 // instance is one partial or complete match, for one join key.
@@ -68,6 +69,7 @@ type instance struct {
 	Severity   detectors.Severity
 	Confidence detectors.Confidence
 	Evidence   detectors.EvidenceLog
+	Confirmed  []confirmed // corroborations taken, the first of each
 }
 
 type binding struct {
@@ -85,6 +87,22 @@ type counted struct {
 type recent struct {
 	Event    Event
 	Evidence detectors.Evidence
+}
+
+// seen is a corroborating signal kept for instances that open later: a
+// /prom snapshot in a bundle is untimed and may be read before the logs.
+type seen struct {
+	Index    int // into the match's corroborate
+	Key      string
+	Event    Event
+	Evidence detectors.Evidence
+}
+
+// confirmed is a corroboration an instance took.
+type confirmed struct {
+	Index      int
+	Event      Event
+	Confidence string
 }
 
 func (s *Signature) newDetector(env *detectors.Env) (*detector, error) {
@@ -186,7 +204,7 @@ func (d *detector) eval(x durationExpr) time.Duration {
 // activation is what an expression sees: e, the bound steps, params and
 // windows.
 func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
-	a := make(map[string]any, len(in.Bound)+1)
+	a := make(map[string]any, len(in.Bound)+len(in.Confirmed)+1)
 	if e != nil {
 		a["e"] = e
 	}
@@ -199,6 +217,9 @@ func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
 		default:
 			a[st.name] = &b.Event
 		}
+	}
+	for _, c := range in.Confirmed {
+		a[d.sig.match.corroborate[c.Index].name] = &c.Event
 	}
 	child, _ := interpreter.NewActivation(a) // a map is always one
 	return interpreter.NewHierarchicalActivation(d.varsAct, child)
@@ -277,8 +298,14 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	if _, key, ok := d.matchAlt(m.steps[0].alts, nil, e); ok && !d.hasOpen(key) {
 		in := &instance{Key: key, Start: e.Time, Last: e.Time}
 		d.add(in)
+		for _, sn := range d.Seen {
+			if sn.Key == key && (sn.Event.Time.IsZero() || !sn.Event.Time.Before(e.Time.Add(-d.horizon))) {
+				d.confirm(in, sn.Index, &sn.Event, sn.Evidence)
+			}
+		}
 		d.current(in, e, ev, emit) // the signal that opens it is no until or resolve of its own
 	}
+	d.corroborate(e, ev, emit)
 	if d.skew > 0 && d.laterKind(catalogue.Kind(e.Kind)) {
 		d.Recent = append(d.Recent, recent{Event: *e, Evidence: ev})
 		if len(d.Recent) > maxRecent {
@@ -286,6 +313,43 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		}
 	}
 	d.compact()
+}
+
+// corroborate offers e to the corroborations: the instances of its key
+// take it, and it is kept for those that open later.
+func (d *detector) corroborate(e *Event, ev detectors.Evidence, emit detectors.Emit) {
+	for i, co := range d.sig.match.corroborate {
+		if _, key, ok := d.matchAlt(co.alts, nil, e); ok {
+			d.keep(seen{Index: i, Key: key, Event: *e, Evidence: ev})
+			for _, in := range d.Open {
+				if !in.Closed && in.Key == key && d.confirm(in, i, e, ev) {
+					d.update(in, emit)
+				}
+			}
+		}
+	}
+}
+
+// keep remembers sn as the latest of its corroboration and key, within
+// max_open of them.
+func (d *detector) keep(sn seen) {
+	d.Seen = slices.DeleteFunc(d.Seen, func(o seen) bool { return o.Index == sn.Index && o.Key == sn.Key })
+	d.Seen = append(d.Seen, sn)
+	if len(d.Seen) > d.sig.match.maxOpen {
+		d.Seen = slices.Delete(d.Seen, 0, len(d.Seen)-d.sig.match.maxOpen)
+	}
+}
+
+// confirm binds corroboration i's signal e to in unless one is bound
+// already; it reports whether it did.
+func (d *detector) confirm(in *instance, i int, e *Event, ev detectors.Evidence) bool {
+	if slices.ContainsFunc(in.Confirmed, func(c confirmed) bool { return c.Index == i }) {
+		return false
+	}
+	co := d.sig.match.corroborate[i]
+	in.Confirmed = append(in.Confirmed, confirmed{Index: i, Event: *e, Confidence: d.altConfidence(co.alts[0], &instance{}, e)})
+	in.Evidence.Add(ev)
+	return true
 }
 
 // keysOf returns the join keys e can name, from every by expression of
@@ -652,6 +716,9 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 			in.Closed = true
 		}
 	}
+	if d.horizon > 0 {
+		d.Seen = slices.DeleteFunc(d.Seen, func(sn seen) bool { return !sn.Event.Time.IsZero() && now.Sub(sn.Event.Time) > d.horizon })
+	}
 	if d.skew > 0 {
 		from := now.Add(-d.skew)
 		d.Recent = slices.DeleteFunc(d.Recent, func(r recent) bool { return r.Event.Time.Before(from) })
@@ -707,6 +774,7 @@ func (d *detector) StateStats() []detectors.StateStat {
 	return []detectors.StateStat{
 		{Name: "open", Entries: len(d.Open), Limit: d.sig.match.maxOpen, Evicted: d.Evicted},
 		{Name: "recent", Entries: len(d.Recent), Limit: maxRecent},
+		{Name: "corroborations", Entries: len(d.Seen), Limit: d.sig.match.maxOpen},
 	}
 }
 
@@ -720,6 +788,11 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 	}
 	if f.Key == "" {
 		f.Key = d.sig.ID
+	}
+	for _, c := range in.Confirmed {
+		if rank(detectors.Confidence(c.Confidence)) > rank(f.Confidence) {
+			f.Confidence = detectors.Confidence(c.Confidence)
+		}
 	}
 	f.Key += "/" + in.Start.UTC().Format("20060102T150405Z")
 	en := d.sig.entities
@@ -778,6 +851,11 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 	}
 	d.sig.doc.GateVersion(&f, d.env.Identity, f.Entities.Hosts...)
 	return f
+}
+
+// rank orders confidences: low < medium < high.
+func rank(c detectors.Confidence) int {
+	return slices.Index([]detectors.Confidence{detectors.Low, detectors.Medium, detectors.High}, c)
 }
 
 func appendStrings(dst []string, p cel.Program, act interpreter.Activation) []string {
