@@ -745,6 +745,16 @@ func (d *detector) Quiet(now time.Time) time.Time {
 			q = detectors.Earliest(q, in.Last.Add(d.horizon))
 		}
 	}
+	// The skew buffer and the corroborations kept shrink in Advance too:
+	// their state must not depend on which ticks a run takes.
+	for _, r := range d.Recent {
+		q = detectors.Earliest(q, r.Event.Time.Add(d.skew))
+	}
+	for _, sn := range d.Seen {
+		if d.horizon > 0 && !sn.Event.Time.IsZero() {
+			q = detectors.Earliest(q, sn.Event.Time.Add(d.horizon))
+		}
+	}
 	return q
 }
 

@@ -431,3 +431,36 @@ func TestCorroborationBeforeOrAfter(t *testing.T) {
 		})
 	}
 }
+
+// The state a signature keeps between incidents (the skew buffer, the
+// corroborations seen) shrinks on the same ticks whether the engine calls
+// Advance at every tick or only when a detector has something to do.
+func TestKeptStateDoesNotDependOnTicks(t *testing.T) {
+	text := strings.Replace(safeModeProm, "  horizon: 2h\n", "  horizon: 2h\n  skew: 5m\n", 1)
+	text = strings.Replace(text, "      emit: {severity: warning, confidence: medium}\n",
+		"    - name: stopped\n      on: shutdown\n      emit: {severity: warning, confidence: medium}\n", 1)
+	s := mustCompile(t, text)
+	scm := parsers.ComponentSCM
+	scrape := sig(catalogue.MetricSample, 0, "scm1", scm)
+	scrape.Metric, scrape.Value = "safe_mode_metrics_scm_in_safe_mode", 1
+	signals := []catalogue.Signal{scrape, sig(catalogue.ShutdownMsg, time.Minute, "scm2", scm), sig(catalogue.StartupMsg, 5*time.Hour, "scm3", scm)}
+	var states [2]string
+	for i, every := range []bool{true, false} {
+		env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Batch: true}
+		eng, err := detectors.NewEngineWith([]detectors.Registration{s.Registration()}, env, detectors.EngineOptions{EveryTick: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range signals {
+			eng.Observe(&signals[j])
+		}
+		eng.AdvanceTicks(t0.Add(5 * time.Hour))
+		states[i] = fmt.Sprint(eng.State())
+	}
+	if states[0] != states[1] {
+		t.Errorf("every tick: %s\nquiet ticks skipped: %s", states[0], states[1])
+	}
+	if !strings.Contains(states[0], "{recent 0 4096 0} {corroborations 0 4 0}") {
+		t.Errorf("state %s: the buffers are not emptied", states[0])
+	}
+}
