@@ -285,13 +285,14 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	if err := d.refresh(); err != nil {
 		return
 	}
-	e := eventOf(s)
-	cloneEvent(e)
+	e := eventOf(s) // shares the signal's maps and slices: owned copies what is kept
 	ev := detectors.EvidenceOf(s)
-	keys, all := d.keysOf(e)
-	for _, in := range d.Open {
-		if !in.Closed && (all || slices.Contains(keys, in.Key)) {
-			d.feed(in, e, ev, emit)
+	if slices.ContainsFunc(d.Open, func(in *instance) bool { return !in.Closed }) {
+		keys, all := d.keysOf(e)
+		for _, in := range d.Open {
+			if !in.Closed && (all || slices.Contains(keys, in.Key)) {
+				d.feed(in, e, ev, emit)
+			}
 		}
 	}
 	m := &d.sig.match
@@ -307,7 +308,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	}
 	d.corroborate(e, ev, emit)
 	if d.skew > 0 && d.laterKind(catalogue.Kind(e.Kind)) {
-		d.Recent = append(d.Recent, recent{Event: *e, Evidence: ev})
+		d.Recent = append(d.Recent, recent{Event: owned(e), Evidence: ev})
 		if len(d.Recent) > maxRecent {
 			d.Recent = slices.Delete(d.Recent, 0, len(d.Recent)-maxRecent)
 		}
@@ -320,7 +321,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 func (d *detector) corroborate(e *Event, ev detectors.Evidence, emit detectors.Emit) {
 	for i, co := range d.sig.match.corroborate {
 		if _, key, ok := d.matchAlt(co.alts, nil, e); ok {
-			d.keep(seen{Index: i, Key: key, Event: *e, Evidence: ev})
+			d.keep(seen{Index: i, Key: key, Event: owned(e), Evidence: ev})
 			for _, in := range d.Open {
 				if !in.Closed && in.Key == key && d.confirm(in, i, e, ev) {
 					d.update(in, emit)
@@ -347,7 +348,7 @@ func (d *detector) confirm(in *instance, i int, e *Event, ev detectors.Evidence)
 		return false
 	}
 	co := d.sig.match.corroborate[i]
-	in.Confirmed = append(in.Confirmed, confirmed{Index: i, Event: *e, Confidence: d.altConfidence(co.alts[0], &instance{}, e)})
+	in.Confirmed = append(in.Confirmed, confirmed{Index: i, Event: owned(e), Confidence: d.altConfidence(co.alts[0], &instance{}, e)})
 	in.Evidence.Add(ev)
 	return true
 }
@@ -380,9 +381,13 @@ func isUnbound(err error) bool {
 	return strings.Contains(err.Error(), "no such attribute")
 }
 
-func cloneEvent(e *Event) {
-	e.Attrs = maps.Clone(e.Attrs)
-	e.Pipelines, e.Peers, e.OldPeers = slices.Clone(e.Pipelines), slices.Clone(e.Peers), slices.Clone(e.OldPeers)
+// owned returns a copy of e that shares nothing with the signal it was
+// made from, for the state to keep.
+func owned(e *Event) Event {
+	c := *e
+	c.Attrs = maps.Clone(e.Attrs)
+	c.Pipelines, c.Peers, c.OldPeers = slices.Clone(e.Pipelines), slices.Clone(e.Peers), slices.Clone(e.OldPeers)
+	return c
 }
 
 func (d *detector) hasOpen(key string) bool {
@@ -496,7 +501,7 @@ func (d *detector) current(in *instance, e *Event, ev detectors.Evidence, emit d
 		return true
 	}
 	in.Last = e.Time
-	b := binding{Event: *e, Confidence: d.altConfidence(st.alts[ai], in, e)}
+	b := binding{Event: owned(e), Confidence: d.altConfidence(st.alts[ai], in, e)}
 	if st.count != nil {
 		burst, met := d.count(in, st, e)
 		if !met {
@@ -524,7 +529,7 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 		}
 		value, _ = out.Value().(string)
 	}
-	in.Counted = append(in.Counted, counted{Time: e.Time, Value: value, Event: *e})
+	in.Counted = append(in.Counted, counted{Time: e.Time, Value: value, Event: owned(e)})
 	if in.Step == 0 { // a first step counts in a window sliding with the signals
 		w := d.withins[0]
 		in.Counted = slices.DeleteFunc(in.Counted, func(c counted) bool { return e.Time.Sub(c.Time) > w })
@@ -539,7 +544,7 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 	if out, _, err := st.count.min.Eval(act); err == nil {
 		minN, _ = out.Value().(int64)
 	}
-	b := Burst{First: in.Counted[0].Event, Last: *e}
+	b := Burst{First: in.Counted[0].Event, Last: owned(e)}
 	for _, c := range in.Counted {
 		b.Count++
 		if st.count.distinct == nil || !slices.Contains(b.Values, c.Value) {
@@ -562,7 +567,7 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 // recount adds a signal to a met count step's burst.
 func (d *detector) recount(b *Burst, st step, in *instance, e *Event) {
 	b.Count++
-	b.Last = *e
+	b.Last = owned(e)
 	if st.count.distinct != nil {
 		if out, _, err := st.count.distinct.Eval(d.activation(in, e)); err == nil {
 			if v, _ := out.Value().(string); len(b.Values) < maxValues && !slices.Contains(b.Values, v) {
