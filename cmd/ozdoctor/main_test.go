@@ -206,10 +206,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	if err != nil {
 		t.Skip("script(1) not installed:", err)
 	}
-	bin := filepath.Join(t.TempDir(), "ozdoctor")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildOzdoctor(t)
 	cmd := exec.Command(scriptBin, "-qec", bin+" analyze --format json --fail-on never "+sample+" >/dev/null", "/dev/null")
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -222,13 +222,40 @@ func TestKubernetesExampleConfig(t *testing.T) {
 	}
 }
 
-// buildOzdoctor builds the command into a temporary directory.
-func buildOzdoctor(t testing.TB) string {
-	bin := filepath.Join(t.TempDir(), "ozdoctor")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+// built is the command built once for the package's tests (buildOzdoctor);
+// TestMain removes it.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	out  []byte
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
-	return bin
+	os.Exit(code)
+}
+
+// buildOzdoctor returns the command built into a temporary directory: the
+// first call builds it, the others share the binary (tests run it, none
+// changes it).
+func buildOzdoctor(t testing.TB) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "ozdoctor-test-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "ozdoctor")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("build: %v\n%s", built.err, built.out)
+	}
+	return built.bin
 }
 
 // sampleLogs renders the sample's cluster, unrotated, and returns its directory.

@@ -1,11 +1,13 @@
 package esstandin
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -36,15 +38,18 @@ type sliceSpec struct {
 	Max int `json:"max"`
 }
 
-// candidates returns the documents among the first upto that can match q:
-// through the term index, the fewest that a term clause of q's filter
-// allows, else all.
+// candidates returns the documents among the first upto that can match q,
+// in indexing order: through the term index, the fewest that a term clause
+// of q's filter allows, narrowed further, when a range clause of the filter
+// bounds a field, to the documents whose value is within its bounds (a
+// binary search of those documents ordered by the field); else all. The
+// query itself still decides on each.
 func (s *Server) candidates(q clause, upto int) []*Doc {
 	b, ok := q.(boolQuery)
 	if !ok {
 		return s.docs[:upto]
 	}
-	best := s.docs[:upto]
+	best, base, baseKey := s.docs[:upto], s.docs, "all"
 	for _, c := range b.filter {
 		t, ok := c.(termsQuery)
 		if !ok || len(t.values) != 1 {
@@ -63,10 +68,82 @@ func (s *Server) candidates(q clause, upto int) []*Doc {
 		docs := s.termIndex[t.field][t.values[0]]
 		n, _ := slices.BinarySearchFunc(docs, upto, func(d *Doc, upto int) int { return d.seq - upto })
 		if n < len(best) {
-			best = docs[:n]
+			best, base, baseKey = docs[:n], docs, "term\x00"+t.field+"\x00"+t.values[0]
 		}
 	}
+	for _, c := range b.filter {
+		r, ok := c.(rangeQuery)
+		if !ok || r.gt == nil && r.gte == nil && r.lt == nil && r.lte == nil {
+			continue
+		}
+		key := baseKey + "\x00" + r.field
+		v := s.rangeIndex[key]
+		if v == nil {
+			v = newRangeView(base, r.field)
+			s.rangeIndex[key] = v
+		}
+		lo, hi := v.bounds(r)
+		if hi-lo >= len(best) {
+			continue
+		}
+		in := make([]*Doc, 0, hi-lo)
+		for _, d := range v.docs[lo:hi] {
+			if d.seq < upto {
+				in = append(in, d)
+			}
+		}
+		slices.SortFunc(in, func(a, b *Doc) int { return a.seq - b.seq })
+		best = in
+	}
 	return best
+}
+
+// rangeView is a list of documents ordered by the value a range clause
+// compares of one field; the documents without such a value, which no
+// range matches, are left out.
+type rangeView struct {
+	docs []*Doc
+	vals []float64
+}
+
+func newRangeView(docs []*Doc, field string) *rangeView {
+	type entry struct {
+		d *Doc
+		x float64
+	}
+	var es []entry
+	for _, d := range docs {
+		if x, ok := rangeValue(d, field); ok {
+			es = append(es, entry{d, x})
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.x, b.x) })
+	v := &rangeView{docs: make([]*Doc, len(es)), vals: make([]float64, len(es))}
+	for i, e := range es {
+		v.docs[i], v.vals[i] = e.d, e.x
+	}
+	return v
+}
+
+// bounds returns the span of v's documents within r's bounds.
+func (v *rangeView) bounds(r rangeQuery) (int, int) {
+	first := func(ok func(x float64) bool) int {
+		return sort.Search(len(v.vals), func(i int) bool { return ok(v.vals[i]) })
+	}
+	lo, hi := 0, len(v.vals)
+	if r.gt != nil {
+		lo = max(lo, first(func(x float64) bool { return x > *r.gt }))
+	}
+	if r.gte != nil {
+		lo = max(lo, first(func(x float64) bool { return x >= *r.gte }))
+	}
+	if r.lt != nil {
+		hi = min(hi, first(func(x float64) bool { return x >= *r.lt }))
+	}
+	if r.lte != nil {
+		hi = min(hi, first(func(x float64) bool { return x > *r.lte }))
+	}
+	return lo, max(lo, hi)
 }
 
 // hitDoc is a matching document with its sort values.
@@ -432,19 +509,28 @@ type rangeQuery struct {
 }
 
 func (r rangeQuery) match(d *Doc) bool {
-	v, ok := d.field(r.field)
+	x, ok := rangeValue(d, r.field)
 	if !ok {
 		return false
 	}
-	x, ok := number(v)
-	if !ok {
-		t, ok := date(v)
-		if !ok {
-			return false
-		}
-		x = float64(t.UnixMilli())
-	}
 	return (r.gt == nil || x > *r.gt) && (r.gte == nil || x >= *r.gte) && (r.lt == nil || x < *r.lt) && (r.lte == nil || x <= *r.lte)
+}
+
+// rangeValue is the value a range clause compares of a document's field:
+// the number, or a date's epoch milliseconds.
+func rangeValue(d *Doc, field string) (float64, bool) {
+	v, ok := d.field(field)
+	if !ok {
+		return 0, false
+	}
+	if x, ok := number(v); ok {
+		return x, true
+	}
+	t, ok := date(v)
+	if !ok {
+		return 0, false
+	}
+	return float64(t.UnixMilli()), true
 }
 
 type termsQuery struct {
@@ -485,7 +571,7 @@ func (p phraseQuery) match(d *Doc) bool {
 			return false
 		}
 	}
-	doc := tokens(lower)
+	doc := d.tokens(p.field, lower)
 	for i := 0; i+len(p.tokens) <= len(doc); i++ {
 		if slices.Equal(doc[i:i+len(p.tokens)], p.tokens) {
 			return true
@@ -509,6 +595,19 @@ func (d *Doc) lowerText(field string) (string, bool) {
 	}
 	d.lower[field] = strings.ToLower(s)
 	return d.lower[field], true
+}
+
+// tokens returns the words of a text field (lower, lower-cased), split
+// once per document.
+func (d *Doc) tokens(field, lower string) []string {
+	if t, ok := d.words[field]; ok {
+		return t
+	}
+	if d.words == nil {
+		d.words = map[string][]string{}
+	}
+	d.words[field] = tokens(lower)
+	return d.words[field]
 }
 
 // tokens splits text the way Elasticsearch's standard analyzer does on

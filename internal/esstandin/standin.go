@@ -50,9 +50,10 @@ type Doc struct {
 	ID     string
 	Index  string
 	Source map[string]any
-	seq    int               // _shard_doc: the order of indexing
-	flat   map[string]any    // Source's fields by dotted name
-	lower  map[string]string // lower-cased text fields, filled by phrase queries
+	seq    int                 // _shard_doc: the order of indexing
+	flat   map[string]any      // Source's fields by dotted name
+	lower  map[string]string   // lower-cased text fields, filled by phrase queries
+	words  map[string][]string // their words, filled by phrase queries
 }
 
 // pit is an open point in time: the indices and documents it sees.
@@ -69,6 +70,9 @@ type Server struct {
 	pits      map[string]*pit
 	templates map[string]json.RawMessage
 	termIndex map[string]map[string][]*Doc // field -> value -> documents, built by term queries
+	// rangeIndex holds the documents (all, or a term's) ordered by a
+	// field's value, built by range queries (see candidates).
+	rangeIndex map[string]*rangeView
 	// hits keeps the sorted hits of searches on points in time: what a
 	// point in time sees does not change, so paging through a query (or
 	// running it again on the same documents) evaluates it once.
@@ -95,7 +99,7 @@ type Server struct {
 
 // New returns an empty stand-in.
 func New() *Server {
-	return &Server{byID: map[string]*Doc{}, pits: map[string]*pit{}, templates: map[string]json.RawMessage{}, termIndex: map[string]map[string][]*Doc{}, hits: map[string][]hitDoc{}}
+	return &Server{byID: map[string]*Doc{}, pits: map[string]*pit{}, templates: map[string]json.RawMessage{}, termIndex: map[string]map[string][]*Doc{}, rangeIndex: map[string]*rangeView{}, hits: map[string][]hitDoc{}}
 }
 
 // Add indexes documents into index; a document without an "_id" gets one.
@@ -113,8 +117,9 @@ func (s *Server) put(index, id string, src map[string]any) (created bool) {
 	}
 	key := index + "\x00" + id
 	if d, ok := s.byID[key]; ok {
-		d.Source, d.flat, d.lower = src, map[string]any{}, nil
+		d.Source, d.flat, d.lower, d.words = src, map[string]any{}, nil, nil
 		clear(s.termIndex)
+		clear(s.rangeIndex)
 		clear(s.hits)
 		flatten("", src, d.flat)
 		return false
@@ -123,6 +128,7 @@ func (s *Server) put(index, id string, src map[string]any) (created bool) {
 	flatten("", src, d.flat)
 	s.docs = append(s.docs, d)
 	clear(s.termIndex)
+	clear(s.rangeIndex)
 	clear(s.hits)
 	s.byID[key] = d
 	return true
