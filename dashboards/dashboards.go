@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/common"
@@ -146,6 +147,11 @@ func Build(regs []detectors.Registration, o rules.Options) (dashboard.Dashboard,
 		WithPanel(series("Pending findings by detector", "", "", 12,
 			query(`sum by (detector) (ozdoctor_alert_pending)`, "{{detector}}")))
 
+	b = b.WithRow(dashboard.NewRowBuilder("Findings by problem (ozdoctor sidecar)"))
+	for _, p := range problemPanels(regs) {
+		b = b.WithPanel(p)
+	}
+
 	b = b.WithRow(dashboard.NewRowBuilder("Inputs")).
 		WithPanel(series("Signals recognised per second", "Ozone messages the catalogue turned into signals, by kind.", "ops", 12,
 			query(`sum by (kind) (rate(ozdoctor_signals_total[$__rate_interval]))`, "{{kind}}"))).
@@ -183,6 +189,27 @@ func Build(regs []detectors.Registration, o rules.Options) (dashboard.Dashboard,
 		}
 	}
 	return b.Build()
+}
+
+// problemPanels are one panel per problem (a defect key or a condition
+// such as dn-volume-failure) the detectors report: its findings firing now,
+// by sidecar and severity.
+func problemPanels(regs []detectors.Registration) []cog.Builder[dashboard.Panel] {
+	var keys []string
+	titles := map[string][]string{}
+	for _, r := range regs {
+		k := r.Doc.Defect
+		if _, ok := titles[k]; !ok {
+			keys = append(keys, k)
+		}
+		titles[k] = append(titles[k], r.Doc.Name+": "+r.Doc.Title)
+	}
+	var out []cog.Builder[dashboard.Panel]
+	for _, k := range keys {
+		out = append(out, series(k, "Findings of "+strings.Join(titles[k], "; ")+".", "", 8,
+			query(fmt.Sprintf(`sum by (instance, severity) (ozdoctor_alert_active{defect=%q})`, k), "{{instance}} {{severity}}")))
+	}
+	return out
 }
 
 // healthPanels are the panels behind the sidecar's health rules.

@@ -20,10 +20,11 @@ the detector label its id:
 - dn-out-of-space: OzoneSCMNonWritableDatanodes (SCM, 2.2.0+; the datanodes' volume_info_metrics_*
   families embed the volume's directory in the metric name and are not used);
 - jvm-out-of-memory: OzoneJVMHeapNearlyFull, OzoneNettyDirectMemoryNearlyFull (a warning before the
-  OutOfMemoryError the signature matches).
-Problems without a signature yet (no detector label): OzoneSCMPipelineCreationFailing
-(no-writable-pipeline), OzoneSCMMissingContainers (missing-containers), OzoneSCMUnhealthyContainers
-(unhealthy-containers).
+  OutOfMemoryError the signature matches);
+- no-writable-pipeline: OzoneSCMPipelineCreationFailing;
+- container-missing: OzoneSCMMissingContainers;
+- container-replica-unhealthy: OzoneSCMUnhealthyContainers (SCM's count; the signature reads the
+  datanodes' logs).
 Signatures without a native rule: service-fatal-termination (a process that exits only stops being
 scraped, up == 0, which any stop or network fault shows too) and dn-cannot-reach-scm (the datanode
 exports no metric for it; SCM's stale/dead node gauges show the consequence, not the cause).

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"time"
 )
 
@@ -277,10 +278,8 @@ func pipelineCreationFailingRule() Rule {
 			"    increase(scm_pipeline_metrics_num_pipeline_destroyed[6h])\n" +
 			"  - increase(scm_pipeline_metrics_num_pipeline_created[6h])\n" +
 			") >= 1",
-		For: 15 * time.Minute,
-		// No signature covers this problem yet: the key is the catalogue
-		// candidate's (#5, no writable pipeline) and there is no detector label.
-		Labels: problem("no-writable-pipeline", "", "warning"),
+		For:    15 * time.Minute,
+		Labels: problem("no-writable-pipeline", "no-writable-pipeline", "warning"),
 		Annotations: map[string]string{
 			"summary": "SCM {{ $labels.hostname }} keeps failing to create pipelines after pipelines were closed",
 			"description": "On SCM {{ $labels.instance }} pipeline creation failed in the last 30 minutes " +
@@ -291,7 +290,7 @@ func pipelineCreationFailingRule() Rule {
 				"full or with failed volumes; during upgrade finalization creation is frozen on purpose.\n\n" +
 				"Versions: SCMPipelineMetrics' counters are exported by SCM on every release the notes cover; there is no " +
 				"open-pipeline gauge.\n\n" +
-				"Precision compared with the logs: no built-in signature covers this problem yet. The counters are cluster-wide " +
+				"Precision compared with the logs (signature no-writable-pipeline): the counters are cluster-wide " +
 				"and count attempts, not pipelines: a cluster that lost pipelines for good (fewer datanodes after a " +
 				"decommission) and is saturated also fires, and a loss older than 6 hours is no longer seen. The SCM log says " +
 				"why each creation failed and which replication config has no pipeline.",
@@ -324,9 +323,9 @@ func replicationManagerRule(alert, metric, key, severity string, forDur time.Dur
 		Alert:       alert,
 		Expr:        metric + " > 0",
 		For:         forDur,
-		Labels:      problem(key, "", severity),
+		Labels:      problem(key, key, severity),
 		Annotations: annotations,
-		Panels:      []Panel{{Title: "SCM containers: " + key, Expr: metric, Legend: "{{hostname}}"}},
+		Panels:      []Panel{{Title: "SCM containers: " + strings.TrimPrefix(metric, "replication_manager_metrics_"), Expr: metric, Legend: "{{hostname}}"}},
 		Tests: []Case{
 			{Name: "the count stays above 0", At: at, Series: []Series{{rm, fireValues}},
 				Fire: []map[string]string{nl(scmInst, "scm1.example.com")}},
@@ -337,7 +336,7 @@ func replicationManagerRule(alert, metric, key, severity string, forDur time.Dur
 
 func missingContainersRule() Rule {
 	return replicationManagerRule("OzoneSCMMissingContainers", "replication_manager_metrics_missing_containers",
-		"missing-containers", "critical", 15*time.Minute, map[string]string{
+		"container-missing", "critical", 15*time.Minute, map[string]string{
 			"summary": "SCM {{ $labels.hostname }} has containers with no online replica",
 			"description": "replication_manager_metrics_missing_containers has been above 0 on SCM {{ $labels.instance }} for " +
 				"15 minutes: ReplicationManager found containers with no online replica. Their data cannot be read until a " +
@@ -345,7 +344,7 @@ func missingContainersRule() Rule {
 				"Versions: ReplicationManagerMetrics' health-state gauges are exported by SCM of current releases; since " +
 				"1.4.0 (HDDS-9550/HDDS-9602) containers without blocks count as EMPTY, not MISSING. Only the leader SCM's " +
 				"ReplicationManager runs.\n\n" +
-				"Precision compared with the logs: no built-in signature covers this problem yet. The gauge is a count: it " +
+				"Precision compared with the logs (signature container-missing): the gauge is a count: it " +
 				"names no container; the SCM log's 'Container … does not have any replicas and is unrecoverable.' names each. " +
 				"A mass datanode restart shows MISSING until the container reports arrive (the 15 minutes hide that).",
 			"remediation": "Run `ozone admin container report` and `ozone admin replicationmanager status`; for a container " +
@@ -357,14 +356,14 @@ func missingContainersRule() Rule {
 
 func unhealthyContainersRule() Rule {
 	return replicationManagerRule("OzoneSCMUnhealthyContainers", "replication_manager_metrics_unhealthy_containers",
-		"unhealthy-containers", "warning", time.Hour, map[string]string{
+		"container-replica-unhealthy", "warning", time.Hour, map[string]string{
 			"summary": "SCM {{ $labels.hostname }} has had containers with unhealthy replicas for an hour",
 			"description": "replication_manager_metrics_unhealthy_containers has been above 0 on SCM {{ $labels.instance }} " +
 				"for an hour: CLOSED or QUASI_CLOSED containers have replicas in a different state, usually replicas the " +
 				"datanodes' container scanners marked UNHEALTHY, and ReplicationManager has not repaired them.\n\n" +
 				"Versions: ReplicationManagerMetrics' health-state gauges are exported by SCM of current releases. On releases " +
 				"before ozone-2.2.0 file-descriptor exhaustion made the scanners mark healthy replicas UNHEALTHY (HDDS-15150).\n\n" +
-				"Precision compared with the logs: no built-in signature covers this problem yet. The gauge is a count on SCM: " +
+				"Precision compared with the logs (signature container-replica-unhealthy, on the datanodes): the gauge is a count on SCM: " +
 				"it names neither the container nor the datanode nor why; the datanode log's 'Corruption detected in container " +
 				"[…]. Marking it UNHEALTHY.' names the container and the cause ('Too many open files' on a release before " +
 				"2.2.0 means HDDS-15150, not corruption).",

@@ -85,6 +85,38 @@ func TestEveryDetectorHasARule(t *testing.T) {
 	}
 }
 
+// A native rule names the problem and the detector the way the detector's
+// findings do, so that Grafana, Alertmanager routes and the dashboard's
+// panels group the log finding and the metric alert under one key.
+func TestNativeRulesNameTheDetectorsProblem(t *testing.T) {
+	files, err := rules.Files(registry.All(), rules.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	problem := map[string]string{}
+	keys := map[string]bool{}
+	for _, reg := range registry.All() {
+		problem[reg.Doc.Name] = reg.Doc.Defect
+		keys[reg.Doc.Defect] = true
+	}
+	for _, f := range files {
+		if f.Name != "ozone-native.yml" {
+			continue
+		}
+		for _, g := range f.Groups {
+			for _, r := range g.Rules {
+				key, det := r.Labels["defect"], r.Labels["detector"]
+				if !keys[key] {
+					t.Errorf("%s: defect %q is no detector's problem key", r.Alert, key)
+				}
+				if det != "" && problem[det] != key {
+					t.Errorf("%s: detector %q reports %q, not %q", r.Alert, det, problem[det], key)
+				}
+			}
+		}
+	}
+}
+
 func promtool(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("promtool")

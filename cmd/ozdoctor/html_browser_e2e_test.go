@@ -114,10 +114,10 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if zoom == nil || zoom[1] >= zoom[3] {
 		t.Errorf("zooming in and then moving right did not change the overview: %v", zoom)
 	}
-	if n := strings.Count(dom, `<section class="finding`); n != 5 {
-		t.Errorf("%d finding sections, want 5", n)
+	if n := strings.Count(dom, `<section class="finding`); n != 8 {
+		t.Errorf("%d finding sections, want 8", n)
 	}
-	for _, d := range []string{"HDDS-17519", "HDDS-17425", "HDDS-16809", "HDDS-17674", "HDDS-16839"} {
+	for _, d := range []string{"HDDS-17519", "HDDS-17425", "HDDS-16809", "HDDS-17674", "HDDS-16839", "dn-volume-failure", "out-of-space", "long-jvm-pause"} {
 		if !strings.Contains(dom, d) {
 			t.Errorf("DOM lacks %s", d)
 		}

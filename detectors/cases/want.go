@@ -53,12 +53,12 @@ func WantLines(fs []detectors.Finding) []string {
 	return out
 }
 
-// atLines returns the "at" lines (and comments) of a want section, which
-// -update keeps.
+// atLines returns the "at" and "fact" lines (and comments) of a want
+// section, which -update keeps.
 func atLines(want []byte) []string {
 	var out []string
 	for _, l := range strings.Split(string(want), "\n") {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "#") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "fact ") || strings.HasPrefix(t, "#") {
 			out = append(out, t)
 		}
 	}
@@ -69,7 +69,8 @@ func atLines(want []byte) []string {
 // lines must be the findings' lines, in order, and each "at <RFC 3339
 // time> <detector> <key> <state>" line names the state the alert was in
 // at that time of the batch run's transitions ("inactive" before its
-// first and after a withdrawal).
+// first and after a withdrawal), and each "fact <detector> <key> <name>
+// <value>" line the value of one of the finding's facts ("-": none).
 func checkWant(want string, fs []detectors.Finding, trs []detectors.Transition) []string {
 	var wantLines []string
 	var fails []string
@@ -79,6 +80,10 @@ func checkWant(want string, fs []detectors.Finding, trs []detectors.Transition) 
 		case l == "" || strings.HasPrefix(l, "#"):
 		case strings.HasPrefix(l, "at "):
 			if msg := checkAt(l, trs); msg != "" {
+				fails = append(fails, fmt.Sprintf("want line %d: %s", i+1, msg))
+			}
+		case strings.HasPrefix(l, "fact "):
+			if msg := checkFact(l, fs); msg != "" {
 				fails = append(fails, fmt.Sprintf("want line %d: %s", i+1, msg))
 			}
 		default:
@@ -114,4 +119,25 @@ func checkAt(line string, trs []detectors.Transition) string {
 		return fmt.Sprintf("%s %s at %s is %s, want %s", f[2], f[3], f[1], state, f[4])
 	}
 	return ""
+}
+
+func checkFact(line string, fs []detectors.Finding) string {
+	f := strings.SplitN(line, " ", 5)
+	if len(f) != 5 {
+		return fmt.Sprintf("%q: want fact <detector> <key> <name> <value>", line)
+	}
+	for _, x := range fs {
+		if x.Detector != f[1] || x.Key != f[2] {
+			continue
+		}
+		got, ok := x.Facts[f[3]]
+		if !ok {
+			got = "-"
+		}
+		if want := strings.TrimSpace(f[4]); got != want {
+			return fmt.Sprintf("%s %s fact %s is %q, want %q", f[1], f[2], f[3], got, want)
+		}
+		return ""
+	}
+	return fmt.Sprintf("%s %s: no such finding", f[1], f[2])
 }

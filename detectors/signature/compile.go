@@ -74,6 +74,9 @@ type match struct {
 	steps   []step
 	until   *cond
 	resolve *cond
+	// corroborate: signals that confirm an instance of their key (bound
+	// under their names after the steps); their by sees only e.
+	corroborate []step
 }
 
 type step struct {
@@ -453,7 +456,7 @@ func (c *compiler) program(env *cel.Env, src Expr, want *cel.Type, what string) 
 
 // env is the base environment plus e (unless noEvent) and the bound steps.
 func (c *compiler) env(bound []step, withEvent bool) *cel.Env {
-	key := [2]int{len(bound), 0} // bound is always the first steps of the match
+	key := [2]int{len(bound), 0} // bound is always the first steps of the match (and then the corroborations)
 	if withEvent {
 		key[1] = 1
 	}
@@ -560,6 +563,19 @@ func (c *compiler) compileMatch(s *Signature) {
 	if !slices.ContainsFunc(s.match.steps, func(st step) bool { return st.emit != nil }) {
 		c.errorf(m.Pos, "match: no step emits a finding (add emit: {severity: warning} to the step that decides)")
 	}
+	for _, co := range m.Corroborate {
+		if !stepNameRe.MatchString(co.Name) {
+			c.errorf(co.Pos, "corroborate: name %q: want lower_case (it names the bound signal in facts and templates)", co.Name)
+		} else if names[co.Name] {
+			c.errorf(co.Pos, "corroborate: name %q is already taken", co.Name)
+		}
+		names[co.Name] = true
+		alts := c.alts(env0, []Alt{{On: co.On, Where: co.Where, By: co.By, Confidence: co.Confidence, Pos: co.Pos}}, "corroborate "+co.Name)
+		if slices.Contains(co.On, string(catalogue.MetricSample)) && len(c.file.Metrics) == 0 {
+			c.errorf(co.Pos, "corroborate %s: on metric_sample needs the metric names under metrics: (only those are read from /prom)", co.Name)
+		}
+		s.match.corroborate = append(s.match.corroborate, step{name: co.Name, alts: alts})
+	}
 	envAll := c.env(s.match.steps, true)
 	if m.Until != nil {
 		if m.Until.Quiet.Set() {
@@ -648,7 +664,9 @@ func (c *compiler) duration(src Expr, what string) durationExpr {
 }
 
 func (c *compiler) outputs(s *Signature) {
-	env := c.env(s.match.steps, false)
+	// The outputs see every step and every corroboration (unbound ones
+	// leave their facts and entities empty).
+	env := c.env(append(slices.Clone(s.match.steps), s.match.corroborate...), false)
 	ent := c.file.Entities
 	progs := func(xs []Expr, want *cel.Type, what string) []cel.Program {
 		var out []cel.Program
@@ -672,7 +690,7 @@ func (c *compiler) outputs(s *Signature) {
 			s.facts = append(s.facts, named{name: f.Name, prg: p})
 		}
 	}
-	for _, st := range s.match.steps {
+	for _, st := range append(slices.Clone(s.match.steps), s.match.corroborate...) {
 		for _, a := range st.alts {
 			s.doc.Kinds = appendKinds(s.doc.Kinds, a.kinds)
 		}

@@ -54,7 +54,7 @@ func TestErrorsNamePlaceAndCause(t *testing.T) {
 		name, from, to, want string
 	}{
 		{"yaml syntax", "  by: e.host\n", "  by: [e.host\n", "sig.yaml:"},
-		{"unknown key", "  max_open: 10\n", "  max_open: 10\n  max_opne: 3\n", `sig.yaml:18:3: unknown key "max_opne" in match (known: by, horizon, max_open, skew, steps, until, resolve)`},
+		{"unknown key", "  max_open: 10\n", "  max_open: 10\n  max_opne: 3\n", `sig.yaml:18:3: unknown key "max_opne" in match (known: by, horizon, max_open, skew, steps, until, resolve, corroborate)`},
 		{"unknown top key", "title: A test signature\n", "title: A test signature\ntitel: x\n", `sig.yaml:5:1: unknown key "titel" in the signature`},
 		{"unknown major version", "signature: v1\n", "signature: v2\n", `sig.yaml:1:12: unknown signature format "v2" (this ozdoctor reads v1)`},
 		{"unknown signal kind", "      on: test_volume_failed\n", "      on: test_volume_faild\n", `sig.yaml:19:7: step failed: unknown signal kind "test_volume_faild"`},
@@ -74,6 +74,10 @@ func TestErrorsNamePlaceAndCause(t *testing.T) {
 		{"no emit", "      emit: {severity: warning}\n", "", "match: no step emits a finding"},
 		{"bad duration expr", "  horizon: 1h\n", "  horizon: params.nothing\n", `sig.yaml:16:12: match.horizon: undeclared reference to 'params'`},
 		{"summary template", `summary: "something on {{index .Entities.Hosts 0}}"`, `summary: "something on {{index .Entities.Hosts 0}"`, "sig.yaml:6:10: summary template: "},
+		{"corroborate without metrics", "      emit: {severity: warning}\n", "      emit: {severity: warning}\n  corroborate:\n    - {name: prom, on: metric_sample, where: e.value > 0.0}\n",
+			`sig.yaml:24:7: corroborate prom: on metric_sample needs the metric names under metrics:`},
+		{"corroborate name taken", "      emit: {severity: warning}\n", "      emit: {severity: warning}\n  corroborate:\n    - {name: failed, on: startup}\n",
+			`sig.yaml:24:7: corroborate: name "failed" is already taken`},
 		{"needs", "needs: [datanode]", "needs: [dn]", `needs "dn": want scm, om, datanode, recon or s3g`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -80,7 +80,10 @@ type Match struct {
 	Steps   []Step `yaml:"steps"`
 	Until   *Cond  `yaml:"until"`
 	Resolve *Cond  `yaml:"resolve"`
-	Pos     Pos    `yaml:"-"`
+	// Corroborate are signals that confirm an open instance without being
+	// a step of it: a /prom sample, typically.
+	Corroborate []Corroboration `yaml:"corroborate"`
+	Pos         Pos             `yaml:"-"`
 }
 
 // Step is one step of a sequence. A step matches a signal (on + where), or
@@ -130,6 +133,18 @@ type Cond struct {
 	By    Expr  `yaml:"by"`
 	Quiet Expr  `yaml:"quiet"`
 	Pos   Pos   `yaml:"-"`
+}
+
+// Corroboration is a signal that confirms an instance of its key, seen
+// before or after the instance opened: bound under Name, its line joins
+// the evidence, and Confidence (if given) raises the finding's.
+type Corroboration struct {
+	Name       string `yaml:"name"`
+	On         Kinds  `yaml:"on"`
+	Where      Expr   `yaml:"where"`
+	By         Expr   `yaml:"by"`
+	Confidence Expr   `yaml:"confidence"`
+	Pos        Pos    `yaml:"-"`
 }
 
 // EntityExprs are the expressions that fill a finding's entities.
@@ -419,6 +434,16 @@ func (a *Alt) UnmarshalYAML(n *yaml.Node) error {
 // UnmarshalYAML decodes a condition and keeps its place.
 func (c *Cond) UnmarshalYAML(n *yaml.Node) error {
 	type plain Cond
+	if err := n.Decode((*plain)(c)); err != nil {
+		return err
+	}
+	c.Pos = Pos{n.Line, n.Column}
+	return nil
+}
+
+// UnmarshalYAML decodes a corroboration and keeps its place.
+func (c *Corroboration) UnmarshalYAML(n *yaml.Node) error {
+	type plain Corroboration
 	if err := n.Decode((*plain)(c)); err != nil {
 		return err
 	}

@@ -50,6 +50,7 @@ type detector struct {
 	Open    []*instance
 	Evicted int64
 	Recent  []recent // signals a later step may still take (skew)
+	Seen    []seen   // the latest corroborating signal per corroboration and key
 }
 
 // instance is one partial or complete match, for one join key.
@@ -68,6 +69,7 @@ type instance struct {
 	Severity   detectors.Severity
 	Confidence detectors.Confidence
 	Evidence   detectors.EvidenceLog
+	Confirmed  []confirmed // corroborations taken, the first of each
 }
 
 type binding struct {
@@ -85,6 +87,22 @@ type counted struct {
 type recent struct {
 	Event    Event
 	Evidence detectors.Evidence
+}
+
+// seen is a corroborating signal kept for instances that open later: a
+// /prom snapshot in a bundle is untimed and may be read before the logs.
+type seen struct {
+	Index    int // into the match's corroborate
+	Key      string
+	Event    Event
+	Evidence detectors.Evidence
+}
+
+// confirmed is a corroboration an instance took.
+type confirmed struct {
+	Index      int
+	Event      Event
+	Confidence string
 }
 
 func (s *Signature) newDetector(env *detectors.Env) (*detector, error) {
@@ -186,7 +204,7 @@ func (d *detector) eval(x durationExpr) time.Duration {
 // activation is what an expression sees: e, the bound steps, params and
 // windows.
 func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
-	a := make(map[string]any, len(in.Bound)+1)
+	a := make(map[string]any, len(in.Bound)+len(in.Confirmed)+1)
 	if e != nil {
 		a["e"] = e
 	}
@@ -199,6 +217,9 @@ func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
 		default:
 			a[st.name] = &b.Event
 		}
+	}
+	for _, c := range in.Confirmed {
+		a[d.sig.match.corroborate[c.Index].name] = &c.Event
 	}
 	child, _ := interpreter.NewActivation(a) // a map is always one
 	return interpreter.NewHierarchicalActivation(d.varsAct, child)
@@ -264,28 +285,72 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	if err := d.refresh(); err != nil {
 		return
 	}
-	e := eventOf(s)
-	cloneEvent(e)
+	e := eventOf(s) // shares the signal's maps and slices: owned copies what is kept
 	ev := detectors.EvidenceOf(s)
-	keys, all := d.keysOf(e)
-	for _, in := range d.Open {
-		if !in.Closed && (all || slices.Contains(keys, in.Key)) {
-			d.feed(in, e, ev, emit)
+	if slices.ContainsFunc(d.Open, func(in *instance) bool { return !in.Closed }) {
+		keys, all := d.keysOf(e)
+		for _, in := range d.Open {
+			if !in.Closed && (all || slices.Contains(keys, in.Key)) {
+				d.feed(in, e, ev, emit)
+			}
 		}
 	}
 	m := &d.sig.match
 	if _, key, ok := d.matchAlt(m.steps[0].alts, nil, e); ok && !d.hasOpen(key) {
 		in := &instance{Key: key, Start: e.Time, Last: e.Time}
 		d.add(in)
+		for _, sn := range d.Seen {
+			if sn.Key == key && (sn.Event.Time.IsZero() || !sn.Event.Time.Before(e.Time.Add(-d.horizon))) {
+				d.confirm(in, sn.Index, &sn.Event, sn.Evidence)
+			}
+		}
 		d.current(in, e, ev, emit) // the signal that opens it is no until or resolve of its own
 	}
+	d.corroborate(e, ev, emit)
 	if d.skew > 0 && d.laterKind(catalogue.Kind(e.Kind)) {
-		d.Recent = append(d.Recent, recent{Event: *e, Evidence: ev})
+		d.Recent = append(d.Recent, recent{Event: owned(e), Evidence: ev})
 		if len(d.Recent) > maxRecent {
 			d.Recent = slices.Delete(d.Recent, 0, len(d.Recent)-maxRecent)
 		}
 	}
 	d.compact()
+}
+
+// corroborate offers e to the corroborations: the instances of its key
+// take it, and it is kept for those that open later.
+func (d *detector) corroborate(e *Event, ev detectors.Evidence, emit detectors.Emit) {
+	for i, co := range d.sig.match.corroborate {
+		if _, key, ok := d.matchAlt(co.alts, nil, e); ok {
+			d.keep(seen{Index: i, Key: key, Event: owned(e), Evidence: ev})
+			for _, in := range d.Open {
+				if !in.Closed && in.Key == key && d.confirm(in, i, e, ev) {
+					d.update(in, emit)
+				}
+			}
+		}
+	}
+}
+
+// keep remembers sn as the latest of its corroboration and key, within
+// max_open of them.
+func (d *detector) keep(sn seen) {
+	d.Seen = slices.DeleteFunc(d.Seen, func(o seen) bool { return o.Index == sn.Index && o.Key == sn.Key })
+	d.Seen = append(d.Seen, sn)
+	if len(d.Seen) > d.sig.match.maxOpen {
+		d.Seen = slices.Delete(d.Seen, 0, len(d.Seen)-d.sig.match.maxOpen)
+	}
+}
+
+// confirm binds corroboration i's signal e to in unless one is bound
+// already; it reports whether it did.
+func (d *detector) confirm(in *instance, i int, e *Event, ev detectors.Evidence) bool {
+	if slices.ContainsFunc(in.Confirmed, func(c confirmed) bool { return c.Index == i }) {
+		return false
+	}
+	co := d.sig.match.corroborate[i]
+	in.Confirmed = append(in.Confirmed, confirmed{Index: i, Event: owned(e), Confidence: d.altConfidence(co.alts[0], &instance{}, e)})
+	in.Evidence.Add(ev)
+	return true
 }
 
 // keysOf returns the join keys e can name, from every by expression of
@@ -316,9 +381,13 @@ func isUnbound(err error) bool {
 	return strings.Contains(err.Error(), "no such attribute")
 }
 
-func cloneEvent(e *Event) {
-	e.Attrs = maps.Clone(e.Attrs)
-	e.Pipelines, e.Peers, e.OldPeers = slices.Clone(e.Pipelines), slices.Clone(e.Peers), slices.Clone(e.OldPeers)
+// owned returns a copy of e that shares nothing with the signal it was
+// made from, for the state to keep.
+func owned(e *Event) Event {
+	c := *e
+	c.Attrs = maps.Clone(e.Attrs)
+	c.Pipelines, c.Peers, c.OldPeers = slices.Clone(e.Pipelines), slices.Clone(e.Peers), slices.Clone(e.OldPeers)
+	return c
 }
 
 func (d *detector) hasOpen(key string) bool {
@@ -432,7 +501,7 @@ func (d *detector) current(in *instance, e *Event, ev detectors.Evidence, emit d
 		return true
 	}
 	in.Last = e.Time
-	b := binding{Event: *e, Confidence: d.altConfidence(st.alts[ai], in, e)}
+	b := binding{Event: owned(e), Confidence: d.altConfidence(st.alts[ai], in, e)}
 	if st.count != nil {
 		burst, met := d.count(in, st, e)
 		if !met {
@@ -460,7 +529,7 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 		}
 		value, _ = out.Value().(string)
 	}
-	in.Counted = append(in.Counted, counted{Time: e.Time, Value: value, Event: *e})
+	in.Counted = append(in.Counted, counted{Time: e.Time, Value: value, Event: owned(e)})
 	if in.Step == 0 { // a first step counts in a window sliding with the signals
 		w := d.withins[0]
 		in.Counted = slices.DeleteFunc(in.Counted, func(c counted) bool { return e.Time.Sub(c.Time) > w })
@@ -475,7 +544,7 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 	if out, _, err := st.count.min.Eval(act); err == nil {
 		minN, _ = out.Value().(int64)
 	}
-	b := Burst{First: in.Counted[0].Event, Last: *e}
+	b := Burst{First: in.Counted[0].Event, Last: owned(e)}
 	for _, c := range in.Counted {
 		b.Count++
 		if st.count.distinct == nil || !slices.Contains(b.Values, c.Value) {
@@ -498,7 +567,7 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 // recount adds a signal to a met count step's burst.
 func (d *detector) recount(b *Burst, st step, in *instance, e *Event) {
 	b.Count++
-	b.Last = *e
+	b.Last = owned(e)
 	if st.count.distinct != nil {
 		if out, _, err := st.count.distinct.Eval(d.activation(in, e)); err == nil {
 			if v, _ := out.Value().(string); len(b.Values) < maxValues && !slices.Contains(b.Values, v) {
@@ -652,6 +721,9 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 			in.Closed = true
 		}
 	}
+	if d.horizon > 0 {
+		d.Seen = slices.DeleteFunc(d.Seen, func(sn seen) bool { return !sn.Event.Time.IsZero() && now.Sub(sn.Event.Time) > d.horizon })
+	}
 	if d.skew > 0 {
 		from := now.Add(-d.skew)
 		d.Recent = slices.DeleteFunc(d.Recent, func(r recent) bool { return r.Event.Time.Before(from) })
@@ -676,6 +748,16 @@ func (d *detector) Quiet(now time.Time) time.Time {
 		}
 		if d.horizon > 0 && !in.Last.IsZero() {
 			q = detectors.Earliest(q, in.Last.Add(d.horizon))
+		}
+	}
+	// The skew buffer and the corroborations kept shrink in Advance too:
+	// their state must not depend on which ticks a run takes.
+	for _, r := range d.Recent {
+		q = detectors.Earliest(q, r.Event.Time.Add(d.skew))
+	}
+	for _, sn := range d.Seen {
+		if d.horizon > 0 && !sn.Event.Time.IsZero() {
+			q = detectors.Earliest(q, sn.Event.Time.Add(d.horizon))
 		}
 	}
 	return q
@@ -707,6 +789,7 @@ func (d *detector) StateStats() []detectors.StateStat {
 	return []detectors.StateStat{
 		{Name: "open", Entries: len(d.Open), Limit: d.sig.match.maxOpen, Evicted: d.Evicted},
 		{Name: "recent", Entries: len(d.Recent), Limit: maxRecent},
+		{Name: "corroborations", Entries: len(d.Seen), Limit: d.sig.match.maxOpen},
 	}
 }
 
@@ -720,6 +803,11 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 	}
 	if f.Key == "" {
 		f.Key = d.sig.ID
+	}
+	for _, c := range in.Confirmed {
+		if rank(detectors.Confidence(c.Confidence)) > rank(f.Confidence) {
+			f.Confidence = detectors.Confidence(c.Confidence)
+		}
 	}
 	f.Key += "/" + in.Start.UTC().Format("20060102T150405Z")
 	en := d.sig.entities
@@ -778,6 +866,11 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 	}
 	d.sig.doc.GateVersion(&f, d.env.Identity, f.Entities.Hosts...)
 	return f
+}
+
+// rank orders confidences: low < medium < high.
+func rank(c detectors.Confidence) int {
+	return slices.Index([]detectors.Confidence{detectors.Low, detectors.Medium, detectors.High}, c)
 }
 
 func appendStrings(dst []string, p cel.Program, act interpreter.Activation) []string {

@@ -358,3 +358,109 @@ func TestHashFollowsTheMatchOnly(t *testing.T) {
 		t.Error("a changed match kept the hash")
 	}
 }
+
+const safeModeProm = `signature: v1
+id: prom-test
+problem: safe-mode
+title: t
+summary: "stuck on {{index .Entities.Hosts 0}}{{with fact . \"in_safe_mode\"}} (/prom: {{.}}){{end}}"
+metrics: [safe_mode_metrics_scm_in_safe_mode]
+match:
+  by: e.host
+  horizon: 2h
+  max_open: 4
+  steps:
+    - name: started
+      on: startup
+      where: e.component == "scm"
+      emit: {severity: warning, confidence: medium}
+  corroborate:
+    - name: prom
+      on: metric_sample
+      where: e.metric == "safe_mode_metrics_scm_in_safe_mode" && e.value == 1.0
+      confidence: high
+entities:
+  hosts: [started.host]
+facts:
+  in_safe_mode: prom.value
+`
+
+// A corroboration confirms an instance of its key whether it comes before
+// (an untimed snapshot, or a scrape within the horizon) or after it.
+func TestCorroborationBeforeOrAfter(t *testing.T) {
+	s := mustCompile(t, safeModeProm)
+	scm := parsers.ComponentSCM
+	sample := func(at time.Duration, host string, v float64) catalogue.Signal {
+		x := sig(catalogue.MetricSample, at, host, scm)
+		x.Metric, x.Value = "safe_mode_metrics_scm_in_safe_mode", v
+		return x
+	}
+	untimed := sample(0, "scm1", 1)
+	untimed.Time = time.Time{}
+	start := sig(catalogue.StartupMsg, time.Hour, "scm1", scm)
+	for _, tc := range []struct {
+		name    string
+		signals []catalogue.Signal
+		conf    detectors.Confidence
+		fact    string
+	}{
+		{"untimed snapshot first", []catalogue.Signal{untimed, start}, detectors.High, "1"},
+		{"scrape after", []catalogue.Signal{start, sample(70*time.Minute, "scm1", 1)}, detectors.High, "1"},
+		{"scrape within the horizon before", []catalogue.Signal{sample(0, "scm1", 1), start}, detectors.High, "1"},
+		{"scrape older than the horizon", []catalogue.Signal{sample(-2*time.Hour, "scm1", 1), start}, detectors.Medium, ""},
+		{"another host", []catalogue.Signal{start, sample(70*time.Minute, "scm2", 1)}, detectors.Medium, ""},
+		{"value does not match", []catalogue.Signal{start, sample(70*time.Minute, "scm1", 0)}, detectors.Medium, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, fs := run(t, s, tc.signals, 3*time.Hour)
+			if len(fs) != 1 {
+				t.Fatalf("findings %v", fs)
+			}
+			f := fs[0]
+			if f.Confidence != tc.conf || f.Facts["in_safe_mode"] != tc.fact {
+				t.Errorf("confidence %s fact %q, want %s %q", f.Confidence, f.Facts["in_safe_mode"], tc.conf, tc.fact)
+			}
+			if want := 1; tc.fact != "" {
+				want = 2
+				if len(f.Evidence) != want || !strings.Contains(f.Summary, "(/prom: 1)") {
+					t.Errorf("evidence %d (want %d), summary %q", len(f.Evidence), want, f.Summary)
+				}
+			} else if len(f.Evidence) != want {
+				t.Errorf("evidence %d, want %d", len(f.Evidence), want)
+			}
+		})
+	}
+}
+
+// The state a signature keeps between incidents (the skew buffer, the
+// corroborations seen) shrinks on the same ticks whether the engine calls
+// Advance at every tick or only when a detector has something to do.
+func TestKeptStateDoesNotDependOnTicks(t *testing.T) {
+	text := strings.Replace(safeModeProm, "  horizon: 2h\n", "  horizon: 2h\n  skew: 5m\n", 1)
+	text = strings.Replace(text, "      emit: {severity: warning, confidence: medium}\n",
+		"    - name: stopped\n      on: shutdown\n      emit: {severity: warning, confidence: medium}\n", 1)
+	s := mustCompile(t, text)
+	scm := parsers.ComponentSCM
+	scrape := sig(catalogue.MetricSample, 0, "scm1", scm)
+	scrape.Metric, scrape.Value = "safe_mode_metrics_scm_in_safe_mode", 1
+	signals := []catalogue.Signal{scrape, sig(catalogue.ShutdownMsg, time.Minute, "scm2", scm), sig(catalogue.StartupMsg, 5*time.Hour, "scm3", scm)}
+	var states [2]string
+	for i, every := range []bool{true, false} {
+		env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Batch: true}
+		eng, err := detectors.NewEngineWith([]detectors.Registration{s.Registration()}, env, detectors.EngineOptions{EveryTick: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range signals {
+			eng.Observe(&signals[j])
+		}
+		eng.AdvanceTicks(t0.Add(5 * time.Hour))
+		states[i] = fmt.Sprint(eng.State())
+	}
+	if states[0] != states[1] {
+		t.Errorf("every tick: %s\nquiet ticks skipped: %s", states[0], states[1])
+	}
+	if !strings.Contains(states[0], "{recent 0 4096 0} {corroborations 0 4 0}") {
+		t.Errorf("state %s: the buffers are not emptied", states[0])
+	}
+}

@@ -206,14 +206,14 @@ func TestDenseFleet(t *testing.T) {
 	for _, f := range res.Findings.Slice() {
 		periods[f.Defect+" "+f.Start.Truncate(3*time.Hour).Format("15:04")]++
 	}
-	for _, defect := range []string{"HDDS-17519", "HDDS-17425", "HDDS-17674", "HDDS-16839", "HDDS-16809"} {
+	for _, defect := range []string{"HDDS-17519", "HDDS-17425", "HDDS-17674", "HDDS-16839", "HDDS-16809", "dn-volume-failure", "out-of-space", "long-jvm-pause"} {
 		for _, period := range []string{"00:00", "03:00"} {
 			if periods[defect+" "+period] != 1 {
 				t.Errorf("%s in the period from %s: %d findings, want 1", defect, period, periods[defect+" "+period])
 			}
 		}
 	}
-	if tot := res.Coverage.Totals; res.Findings.Len() != 10 || tot.Signals == 0 || tot.Bytes/tot.Signals > 8<<10 {
-		t.Errorf("%d findings, %d signals in %d bytes: want 10 findings and a signal every 8 KB or less", res.Findings.Len(), tot.Signals, tot.Bytes)
+	if tot := res.Coverage.Totals; res.Findings.Len() != 16 || tot.Signals == 0 || tot.Bytes/tot.Signals > 8<<10 {
+		t.Errorf("%d findings, %d signals in %d bytes: want 16 findings and a signal every 8 KB or less", res.Findings.Len(), tot.Signals, tot.Bytes)
 	}
 }

@@ -26,8 +26,8 @@ func TestSampleBundleLiveAndRestarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := findingsJSON(t, res)
-	if res.Findings.Len() != 5 {
-		t.Fatalf("sample bundle: %d findings, want 5", res.Findings.Len())
+	if res.Findings.Len() != 8 {
+		t.Fatalf("sample bundle: %d findings, want 8", res.Findings.Len())
 	}
 
 	opt.Subscribe = nil

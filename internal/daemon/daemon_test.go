@@ -32,7 +32,7 @@ func (c *clock) now() time.Time { return c.t }
 func TestWatchFindsWhatABundleRunFinds(t *testing.T) {
 	src, opt, batch := sampleRun(t)
 	want := summary(batch.Findings.Slice())
-	if len(want) != 5 {
+	if len(want) != 8 {
 		t.Fatalf("batch run: %v", want)
 	}
 

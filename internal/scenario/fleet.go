@@ -17,9 +17,10 @@ type Fleet struct {
 	Noise     int           // background events per host and minute
 	Seed      int64
 	Bytes     int64 // if set, stop after the period that brings the bundle to this size
-	// EveryDefect puts all five defects in every period, where the sample
-	// has them in its three hours (scaled to the period): a signal-dense
-	// fleet. Otherwise each period has one, in turn.
+	// EveryDefect puts the sample's five defects and three problems in
+	// every period, where the sample has them in its three hours (scaled to
+	// the period): a signal-dense fleet. Otherwise each period has one, in
+	// turn.
 	EveryDefect bool
 }
 
@@ -28,7 +29,7 @@ type Fleet struct {
 // <host>/<period start>/ as rotated and gzipped as in production (the
 // current file and two older rotations), every host distinct, time
 // advancing from one period to the next, one incident in each period a
-// quarter into it (or all five, with EveryDefect), and the cluster's
+// quarter into it (or all of the sample's, with EveryDefect), and the cluster's
 // ozone-site.xml beside the first SCM's logs. The same Fleet gives the same
 // bytes.
 func RenderFleet(dir string, f Fleet) error {
@@ -49,6 +50,9 @@ func RenderFleet(dir string, f Fleet) error {
 		"hdds17674/stuck-leader",
 		"hdds16839/lost-leadership",
 		"hdds16809/force-delete",
+		"problems/dn-gc-pause",
+		"problems/dn-out-of-space",
+		"problems/dn-volume-failed",
 	}
 	for p := 0; p < f.Periods; p++ {
 		from := start.Add(time.Duration(p) * f.Period)

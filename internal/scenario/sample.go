@@ -19,7 +19,8 @@ import (
 func Sample() (*Scenario, Render) { return Cluster13(3*time.Hour, 4) }
 
 // Cluster13 is the sample's cluster over dur with noise background events
-// per host and minute; the five defects occur in the sample's first three
+// per host and minute; the five defects and three operational problems
+// occur in the sample's first three
 // hours, so a longer dur gives a cluster that is mostly healthy.
 func Cluster13(dur time.Duration, noise int) (*Scenario, Render) {
 	const seed = 2026
@@ -50,8 +51,8 @@ type incident struct {
 	at   time.Duration
 }
 
-// sampleIncidents returns the sample's five defects and when they start in
-// its three hours.
+// sampleIncidents returns the sample's five defects and three operational
+// problems, and when they start in its three hours.
 func sampleIncidents() []incident {
 	return []incident{
 		{"hdds17519/skip-stale", 20 * time.Minute},
@@ -59,6 +60,9 @@ func sampleIncidents() []incident {
 		{"hdds17674/stuck-leader", 70 * time.Minute},
 		{"hdds16839/lost-leadership", 100 * time.Minute},
 		{"hdds16809/force-delete", 120 * time.Minute},
+		{"problems/dn-gc-pause", 35 * time.Minute},
+		{"problems/dn-out-of-space", 85 * time.Minute},
+		{"problems/dn-volume-failed", 150 * time.Minute},
 	}
 }
 

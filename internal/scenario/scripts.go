@@ -15,6 +15,7 @@ func Scripts() map[string]Script {
 		hdds16809Scripts(),
 		hdds17674Scripts(),
 		hdds16839Scripts(),
+		problemScripts(),
 	} {
 		for name, s := range group {
 			all[name] = s
