@@ -4,7 +4,8 @@ package main
 
 import "testing"
 
-// TestAnalyzeFromElasticsearch with the sample stored, all five defects.
+// TestAnalyzeFromElasticsearch with the sample stored: at least its five
+// defects.
 func TestAnalyzeFromElasticsearchTheSample(t *testing.T) {
 	t.Parallel()
 	checkAnalyzeFromElasticsearch(t, sample, 5)

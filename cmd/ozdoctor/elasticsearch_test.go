@@ -73,8 +73,8 @@ func terminateL6(t *testing.T) string {
 }
 
 // checkAnalyzeFromElasticsearch is TestAnalyzeFromElasticsearch on the
-// bundle at path, which must give at least min findings.
-func checkAnalyzeFromElasticsearch(t *testing.T, path string, min int) {
+// bundle at path, which must give minFindings findings or more.
+func checkAnalyzeFromElasticsearch(t *testing.T, path string, minFindings int) {
 	srv := standInWith(t, path, func(string) string { return "filebeat-ozone-2026.08.23" }, "prod1")
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -85,8 +85,8 @@ func checkAnalyzeFromElasticsearch(t *testing.T, path string, min int) {
 		if code != exitFindings {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		if g, w := findingNames(t, got), findingNames(t, want); !slices.Equal(g, w) || len(w) < min {
-			t.Errorf("findings from Elasticsearch:\n%q\nfrom the bundle (at least %d):\n%q", g, min, w)
+		if g, w := findingNames(t, got), findingNames(t, want); !slices.Equal(g, w) || len(w) < minFindings {
+			t.Errorf("findings from Elasticsearch:\n%q\nfrom the bundle (at least %d):\n%q", g, minFindings, w)
 		}
 	}
 	if n, w := len(srv.Docs("ozdoctor-findings-*")), len(findingNames(t, want)); n != w {
