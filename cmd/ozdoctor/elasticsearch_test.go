@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ozdoctor/ozdoctor/detectors/detectortest"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/esstandin"
@@ -31,39 +32,61 @@ func findingNames(t *testing.T, out string) []string {
 	return names
 }
 
-// standInWithSample returns a stand-in holding the sample as ECS documents
-// (folded stack traces, the hosts a bundle run tells) of each cluster, in
-// the index index(cluster).
-func standInWithSample(t *testing.T, index func(cluster string) string, clusters ...string) *esstandin.Server {
+// standInWith returns a stand-in holding the bundle at path as ECS
+// documents (folded stack traces, the hosts a bundle run tells) of each
+// cluster, in the index index(cluster).
+func standInWith(t *testing.T, path string, index func(cluster string) string, clusters ...string) *esstandin.Server {
 	t.Helper()
-	res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{sample}, Detectors: registry.All()})
+	res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{path}, Detectors: registry.All()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := esstandin.New()
 	for _, c := range clusters {
-		if _, err := esstandin.LoadBundle(srv, index(c), sample, esstandin.Hosts(res.Coverage), c, true); err != nil {
+		if _, err := esstandin.LoadBundle(srv, index(c), path, esstandin.Hosts(res.Coverage), c, true); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return srv
 }
 
-// `analyze --es.url` over the sample stored as ECS documents reports what
-// `analyze` on the bundle reports.
+// `analyze --es.url` over a bundle stored as ECS documents reports what
+// `analyze` on the bundle reports: here pausestale's terminate-L6 case (see
+// TestAnalyzeSeveralClusters); TestAnalyzeFromElasticsearchTheSample (tag
+// e2e) stores the sample.
 func TestAnalyzeFromElasticsearch(t *testing.T) {
-	srv := standInWithSample(t, func(string) string { return "filebeat-ozone-2026.08.23" }, "prod1")
+	t.Parallel()
+	checkAnalyzeFromElasticsearch(t, terminateL6(t), 2)
+}
+
+// terminateL6 renders the bundle of pausestale's terminate-L6 case: 6 hosts
+// over 90 minutes (layout L6, rotated, clock offsets), an SCM that
+// terminated after a pause, two findings of two detectors (a Go one and a
+// signature).
+func terminateL6(t *testing.T) string {
+	t.Helper()
+	bundle := filepath.Join(t.TempDir(), "bundle")
+	if _, err := detectortest.BuildFile("../../detectors/pausestale/testdata/terminate-L6.txtar", bundle); err != nil {
+		t.Fatal(err)
+	}
+	return bundle
+}
+
+// checkAnalyzeFromElasticsearch is TestAnalyzeFromElasticsearch on the
+// bundle at path, which must give minFindings findings or more.
+func checkAnalyzeFromElasticsearch(t *testing.T, path string, minFindings int) {
+	srv := standInWith(t, path, func(string) string { return "filebeat-ozone-2026.08.23" }, "prod1")
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 
-	_, want, _ := runCLI(t, "analyze", "--format", "json", sample)
+	_, want, _ := runCLI(t, "analyze", "--format", "json", path)
 	for range 2 { // the second run indexes the same findings again
 		code, got, stderr := runCLI(t, "analyze", "--format", "json", "--es.url", hs.URL, "--es.index", "filebeat-ozone-*", "--es.cluster", "prod1", "--es.write-findings")
 		if code != exitFindings {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		if g, w := findingNames(t, got), findingNames(t, want); !slices.Equal(g, w) || len(w) < 5 {
-			t.Errorf("findings from Elasticsearch:\n%q\nfrom the bundle:\n%q", g, w)
+		if g, w := findingNames(t, got), findingNames(t, want); !slices.Equal(g, w) || len(w) < minFindings {
+			t.Errorf("findings from Elasticsearch:\n%q\nfrom the bundle (at least %d):\n%q", g, minFindings, w)
 		}
 	}
 	if n, w := len(srv.Docs("ozdoctor-findings-*")), len(findingNames(t, want)); n != w {
@@ -76,6 +99,7 @@ func TestAnalyzeFromElasticsearch(t *testing.T) {
 }
 
 func TestAnalyzeElasticsearchUsageErrors(t *testing.T) {
+	t.Parallel()
 	opensearch := esstandin.New()
 	opensearch.Product = "-"
 	hs := httptest.NewServer(opensearch)
@@ -119,15 +143,27 @@ func TestAnalyzeBundleWritesFindingsToElasticsearch(t *testing.T) {
 }
 
 // One run analyses several clusters of one index, each with its own engine:
-// the sample stored as two clusters gives each the bundle's findings, a
+// a bundle stored as two clusters gives each the bundle's findings, a
 // cluster without documents gets an empty report, and --output with
-// {cluster} writes a page per cluster.
+// {cluster} writes a page per cluster. The bundle is pausestale's
+// terminate-L6 case (terminateL6); TestAnalyzeSeveralClustersOfTheSample
+// (tag e2e) stores the sample, whose silences take five times the
+// searches.
 func TestAnalyzeSeveralClusters(t *testing.T) {
-	srv := standInWithSample(t, func(c string) string { return "filebeat-ozone-" + c }, "prod1", "prod2")
+	t.Parallel()
+	checkSeveralClusters(t, terminateL6(t))
+}
+
+// checkSeveralClusters is TestAnalyzeSeveralClusters on the bundle at path.
+func checkSeveralClusters(t *testing.T, path string) {
+	srv := standInWith(t, path, func(c string) string { return "filebeat-ozone-" + c }, "prod1", "prod2")
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	_, bundleOut, _ := runCLI(t, "analyze", "--format", "json", sample)
+	_, bundleOut, _ := runCLI(t, "analyze", "--format", "json", path)
 	want := findingNames(t, bundleOut)
+	if len(want) == 0 {
+		t.Fatalf("the bundle %s gives no finding", path)
+	}
 	es := []string{"analyze", "--es.url", hs.URL, "--es.index", "filebeat-ozone-*"}
 
 	code, out, stderr := runCLI(t, append(es, "--format", "json", "--es.cluster", "*", "--es.write-findings")...)

@@ -97,6 +97,7 @@ func TestAnalyzeExitCodes(t *testing.T) {
 }
 
 func TestAnalyzeOptions(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "missing.log")
 	for _, c := range []struct{ opt, want string }{
 		{"nosuch=1", "option nosuch: no detector has this option"},
@@ -202,6 +203,7 @@ func TestEnvironmentConfiguresFormat(t *testing.T) {
 // On a terminal the progress line is drawn on stderr (and cleared at the
 // end). The terminal is a real pseudo-terminal from util-linux script(1).
 func TestProgressOnTerminal(t *testing.T) {
+	t.Parallel()
 	scriptBin, err := exec.LookPath("script")
 	if err != nil {
 		t.Skip("script(1) not installed:", err)

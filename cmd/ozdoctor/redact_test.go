@@ -160,6 +160,7 @@ func firstDiff(a, b string) string {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestRedactDiagnosisSurvivesSample(t *testing.T) {
+	t.Parallel()
 	checkDiagnosisSurvives(t, sample, t.TempDir())
 }
 
@@ -168,6 +169,7 @@ func TestRedactDiagnosisSurvivesSample(t *testing.T) {
 // findings redacted. go test takes every fourth bundle (testBundles), the
 // e2e tests the others (TestRedactDiagnosisSurvivesTheOtherTestBundles).
 func TestRedactDiagnosisSurvivesTestBundles(t *testing.T) {
+	t.Parallel()
 	cases, _ := testBundles(t)
 	if testing.Short() {
 		cases = cases[:len(cases)/8]
@@ -269,6 +271,7 @@ func TestRedactMapUsageErrors(t *testing.T) {
 // analyze --redact gives the findings of redact + analyze, and its report
 // names no host, domain or address of the cluster.
 func TestAnalyzeRedact(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mapFile := filepath.Join(dir, "map.json")
 	code, out, stderr := runCLI(t, "analyze", "--redact", "--map", mapFile, "--format", "json", "--fail-on", "never", sample)
@@ -317,6 +320,7 @@ func TestAnalyzeRedact(t *testing.T) {
 // --reverse reads text, Markdown and HTML reports back too: no pseudonym
 // of the map is left, and the cluster's names are back.
 func TestRedactReverseFormats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mapFile := filepath.Join(dir, "map.json")
 	cp := filepath.Join(dir, "copy.tar.gz")

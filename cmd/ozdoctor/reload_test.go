@@ -52,6 +52,7 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 // the checkpoint carry over), a configuration with a bad value is refused
 // and the daemon goes on, and SIGTERM still ends it cleanly.
 func TestWatchReloadAndWebConfig(t *testing.T) {
+	t.Parallel()
 	bin := buildOzdoctor(t)
 	dir := t.TempDir()
 	certFile, keyFile, pool := selfSigned(t, dir)

@@ -54,6 +54,7 @@ func volumeLine(t time.Time, volume string) string {
 // invalid one sent with POST /-/reload is refused with its file:line:column
 // while the old set keeps alerting; /metrics says how the last reload went.
 func TestWatchReloadsSignatures(t *testing.T) {
+	t.Parallel()
 	hook := &amtest.Webhook{}
 	hs := httptest.NewServer(hook)
 	defer hs.Close()

@@ -32,6 +32,7 @@ func freePort(t testing.TB) string {
 // runs, serves the alert on /alerts, writes its checkpoint on SIGTERM and
 // exits 0, and a second start resumes from it with the alert still known.
 func TestWatchProcess(t *testing.T) {
+	t.Parallel()
 	bin := buildOzdoctor(t)
 	src, logs, state := sampleLogs(t), t.TempDir(), t.TempDir()
 	addr := freePort(t)
