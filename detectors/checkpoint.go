@@ -75,9 +75,7 @@ func (e *Engine) Restore(data []byte) (fresh []string, err error) {
 			return nil, fmt.Errorf("detector %s: %w", r.doc.Name, err)
 		}
 	}
-	for i := range e.running {
-		e.running[i].rested = false // its state is the checkpoint's now: Quiet is asked again
-	}
+	e.sched.wakeAll() // their state is the checkpoint's now: Quiet is asked again
 	e.alerts, e.now, e.swept, e.stats = core.alerts, core.now, core.swept, core.stats
 	if e.alerts == nil {
 		e.alerts = map[string]*alert{}

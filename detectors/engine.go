@@ -24,6 +24,7 @@ import (
 type Engine struct {
 	env     *Env
 	running []running
+	sched   *schedule
 	byKind  map[catalogue.Kind][]int
 	alerts  map[string]*alert // by detector + "\x00" + key
 	subs    []func(Transition)
@@ -96,22 +97,13 @@ type running struct {
 	det   Detector
 	emit  Emit         // made once: detectors are called per signal and tick
 	steps *remediation // likewise: findings are finalized one by one
-	// sleeper is det as a Sleeper, nil when it is none. While rested,
-	// quiet is its Quiet as its last Observe or Advance left it; observed
-	// says it saw a signal since its last Advance.
-	sleeper  Sleeper
-	quiet    time.Time
-	rested   bool
-	observed bool
-}
-
-// restsUntil returns r's Quiet as of the engine's clock now, asked once
-// between two of its Observe or Advance calls.
-func (r *running) restsUntil(now time.Time) time.Time {
-	if !r.rested {
-		r.quiet, r.rested = r.sleeper.Quiet(now), true
-	}
-	return r.quiet
+	// sleeper is det as a Sleeper, nil when it is none. Unless awake,
+	// quiet is its Quiet as its last Observe or Advance left it, and pos
+	// its place in the schedule's heap (see schedule).
+	sleeper Sleeper
+	quiet   time.Time
+	awake   bool
+	pos     int
 }
 
 // alert is the engine's record of one finding's life.
@@ -179,6 +171,7 @@ func NewEngineWith(regs []Registration, env *Env, opt EngineOptions) (*Engine, e
 			e.byKind[k] = append(e.byKind[k], i)
 		}
 	}
+	e.sched = newSchedule(e.running)
 	return e, nil
 }
 
@@ -233,7 +226,7 @@ func (e *Engine) Observe(s *catalogue.Signal) {
 		}
 		r := &e.running[i]
 		r.det.Observe(s, r.emit)
-		r.rested, r.observed = false, true
+		e.sched.wake(i)
 	}
 }
 
@@ -273,14 +266,7 @@ func (e *Engine) quiet() time.Time {
 	if next := e.swept.Truncate(time.Second).Add(time.Second - time.Nanosecond); next.After(q) {
 		q = next
 	}
-	for i := range e.running {
-		r := &e.running[i]
-		if r.sleeper == nil {
-			return time.Time{}
-		}
-		q = Earliest(q, r.restsUntil(e.now))
-	}
-	return q
+	return e.sched.quiet(e.now, q)
 }
 
 // Advance moves the engine's clock to t: detectors make the decisions whose
@@ -294,13 +280,10 @@ func (e *Engine) Advance(t time.Time) {
 	prev := e.now
 	skip := !e.opt.EveryTick && e.gens == e.env.generations()
 	e.now = t
-	for i := range e.running {
+	for _, i := range e.sched.dueAt(prev, t, !skip) {
 		r := &e.running[i]
-		if skip && r.sleeper != nil && (r.rested || !r.observed) && !t.After(r.restsUntil(prev)) {
-			continue
-		}
 		r.det.Advance(t, r.emit)
-		r.rested, r.observed = false, false
+		e.sched.wake(i)
 	}
 	e.gens = e.env.generations()
 	// Retention is swept at most once a second of event time, not per
