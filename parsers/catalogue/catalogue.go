@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
@@ -58,13 +59,18 @@ func (g *Groups) Get(name string) string {
 // Catalogue matches records against a set of entries.
 type Catalogue struct {
 	entries  []Entry
-	literals []string        // every entry literal, once each
-	keys     *keyFilter      // over the literals' prefilter keys
-	unnamed  *keyFilter      // over the keys of entries that name no logger; nil when all do
-	loggers  map[string]bool // every logger some entry names
-	litEnt   [][]int         // key index -> entry indexes
-	names    [][]string
-	literal  []*literalMatcher // by entry: its pattern without the regular expression, or nil
+	literals []string   // every entry literal, once each
+	keys     *keyFilter // over the literals' prefilter keys
+	unnamed  *keyFilter // over the keys of entries that name no logger; nil when all do
+	// loggers are the keys a record of each named logger may hold: those
+	// of the entries naming it and of those naming none.
+	loggers map[string][]string
+	litEnt  [][]int // key index -> entry indexes
+	names   [][]string
+	literal []*literalMatcher // by entry: its pattern without the regular expression, or nil
+
+	mu       sync.Mutex
+	byLogger map[string]*keyFilter // loggers' filters, built when first asked for
 }
 
 // New builds a catalogue of the given entries (Default() when none given).
@@ -72,7 +78,7 @@ func New(entries ...Entry) (*Catalogue, error) {
 	if len(entries) == 0 {
 		entries = Default()
 	}
-	c := &Catalogue{entries: entries, loggers: map[string]bool{}}
+	c := &Catalogue{entries: entries, loggers: map[string][]string{}, byLogger: map[string]*keyFilter{}}
 	index := map[string]int{}
 	seen := map[string]bool{}
 	var keys, unnamed []string
@@ -92,6 +98,11 @@ func New(entries ...Entry) (*Catalogue, error) {
 			if len(e.Loggers) == 0 && !slices.Contains(unnamed, key) {
 				unnamed = append(unnamed, key)
 			}
+			for _, lg := range e.Loggers {
+				if !slices.Contains(c.loggers[lg], key) {
+					c.loggers[lg] = append(c.loggers[lg], key)
+				}
+			}
 			li, ok := index[key]
 			if !ok {
 				li = len(keys)
@@ -104,9 +115,6 @@ func New(entries ...Entry) (*Catalogue, error) {
 		if n := e.Pattern.NumSubexp() + 1; n > maxGroups {
 			return nil, fmt.Errorf("catalogue entry %s: %d groups, at most %d", e.Kind, n, maxGroups)
 		}
-		for _, l := range e.Loggers {
-			c.loggers[l] = true
-		}
 		c.names = append(c.names, e.Pattern.SubexpNames())
 		c.literal = append(c.literal, compileLiteral(e.Pattern.String()))
 	}
@@ -114,7 +122,34 @@ func New(entries ...Entry) (*Catalogue, error) {
 	if len(unnamed) > 0 {
 		c.unnamed = newKeyFilter(unnamed)
 	}
+	for lg, ks := range c.loggers {
+		for _, k := range unnamed {
+			if !slices.Contains(ks, k) {
+				ks = append(ks, k)
+			}
+		}
+		c.loggers[lg] = ks
+	}
 	return c, nil
+}
+
+// loggerFilter returns the filter of the keys a record of logger (its
+// simple class name) may hold, nil when no entry names it. Filters are
+// built when first asked for: a log has a few dozen loggers, the
+// catalogue names many more.
+func (c *Catalogue) loggerFilter(logger []byte) *keyFilter {
+	keys, ok := c.loggers[string(logger)]
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.byLogger[string(logger)]
+	if f == nil {
+		f = newKeyFilter(keys)
+		c.byLogger[string(logger)] = f
+	}
+	return f
 }
 
 // prefilterKey returns the part of a literal the prefilter searches for: its
@@ -153,28 +188,28 @@ func (c *Catalogue) Entries() []Entry { return c.entries }
 func (c *Catalogue) Literals() []string { return c.literals }
 
 // Candidate reports whether a record of logger (as logged; nil when the
-// layout names none) whose first line is line may produce a signal. Most
-// records come from loggers no entry names: only the few entries that name
-// no logger can match those, and their keys are quicker to look for.
+// layout names none) whose first line is line may produce a signal: whether
+// it holds a key of an entry that may match it. Most records come from
+// loggers no entry names: only the few entries that name no logger can
+// match those, and their keys are quicker to look for; a named logger's
+// records are looked at for its entries' keys and those.
 func (c *Catalogue) Candidate(logger, line []byte) bool {
-	return c.candidate(len(logger) == 0 || c.namesLogger(logger), line)
-}
-
-// namesLogger reports whether some entry names logger.
-func (c *Catalogue) namesLogger(logger []byte) bool {
-	return c.loggers[string(parsers.SimpleLogger(logger))]
-}
-
-// candidate is Candidate once it is known whether some entry names the
-// record's logger (or it has none).
-func (c *Catalogue) candidate(named bool, line []byte) bool {
-	if named {
+	if len(logger) == 0 {
 		return c.keys.any(line)
+	}
+	return c.candidate(c.loggerFilter(parsers.SimpleLogger(logger)), line)
+}
+
+// candidate is Candidate once the filter of the record's logger is known
+// (nil: no entry names it).
+func (c *Catalogue) candidate(named *keyFilter, line []byte) bool {
+	if named != nil {
+		return named.any(line)
 	}
 	return c.unnamed != nil && c.unnamed.any(line)
 }
 
-// Filter is Candidate for one scanner: it remembers its verdicts on the
+// Filter is Candidate for one scanner: it remembers the filters of the
 // loggers it was shown (a log has a few dozen), so that most records cost
 // a comparison of their logger instead of a map lookup. It is the scanner's
 // hot-path filter.
@@ -183,10 +218,11 @@ type Filter struct {
 	known [64]knownLogger // by loggerSlot
 }
 
-// knownLogger is a logger a Filter was shown, and whether some entry names it.
+// knownLogger is a logger a Filter was shown and the filter of its keys
+// (nil when no entry names it).
 type knownLogger struct {
 	logger []byte
-	named  bool
+	filter *keyFilter
 }
 
 // Filter returns a Filter of c's entries.
@@ -195,14 +231,14 @@ func (c *Catalogue) Filter() *Filter { return &Filter{c: c} }
 // Candidate is Catalogue.Candidate.
 func (f *Filter) Candidate(logger, line []byte) bool {
 	if len(logger) == 0 {
-		return f.c.candidate(true, line)
+		return f.c.keys.any(line)
 	}
 	k := &f.known[loggerSlot(logger)]
 	if !bytes.Equal(logger, k.logger) {
 		k.logger = append(k.logger[:0], logger...)
-		k.named = f.c.namesLogger(logger)
+		k.filter = f.c.loggerFilter(parsers.SimpleLogger(logger))
 	}
-	return f.c.candidate(k.named, line)
+	return f.c.candidate(k.filter, line)
 }
 
 // loggerSlot hashes a logger's length and last eight bytes (where loggers

@@ -187,7 +187,8 @@ func TestCandidateFindsEveryKey(t *testing.T) {
 
 // A record's logger narrows the keys looked for: of a logger no entry
 // names, only the entries that name none can match; of an entry's logger
-// (in any of its renderings), or of none, every key counts. A scanner's
+// (in any of its renderings), that entry's keys count too, and another
+// logger's entries' keys do not; of no logger, every key counts. A scanner's
 // Filter gives Candidate's verdicts over loggers in any order, many more
 // than it has slots for.
 func TestCandidateByLogger(t *testing.T) {
@@ -196,12 +197,24 @@ func TestCandidateByLogger(t *testing.T) {
 		t.Fatal(err)
 	}
 	var unnamed []string
+	byLogger := map[string][]string{}
 	for _, e := range c.Entries() {
-		if len(e.Loggers) == 0 {
-			for _, l := range e.Literals {
+		for _, l := range e.Literals {
+			if len(e.Loggers) == 0 {
 				unnamed = append(unnamed, prefilterKey(l))
 			}
+			for _, lg := range e.Loggers {
+				byLogger[lg] = append(byLogger[lg], prefilterKey(l))
+			}
 		}
+	}
+	holds := func(line string, keys ...[]string) bool {
+		for _, ks := range keys {
+			if slices.ContainsFunc(ks, func(k string) bool { return strings.Contains(line, k) }) {
+				return true
+			}
+		}
+		return false
 	}
 	f := c.Filter()
 	check := func(logger, line string, want bool) {
@@ -213,8 +226,9 @@ func TestCandidateByLogger(t *testing.T) {
 			t.Errorf("logger %q, %q: Filter.Candidate %v, want %v", logger, line, got, want)
 		}
 	}
-	quiet := 0
-	for i, e := range c.Entries() {
+	quiet, quietNamed := 0, 0
+	entries := c.Entries()
+	for i, e := range entries {
 		for _, l := range e.Literals {
 			line := "at " + l + " then"
 			check("", line, true)
@@ -223,7 +237,18 @@ func TestCandidateByLogger(t *testing.T) {
 				check(lg, line, true)
 				check(lg+":"+fmt.Sprint(100+i), line, true) // layout L6
 			}
-			want := slices.ContainsFunc(unnamed, func(k string) bool { return strings.Contains(line, k) })
+			// The next entry's loggers that this one does not name.
+			for _, lg := range entries[(i+1)%len(entries)].Loggers {
+				if slices.Contains(e.Loggers, lg) {
+					continue
+				}
+				want := holds(line, unnamed, byLogger[lg])
+				if !want {
+					quietNamed++
+				}
+				check("org.apache.hadoop.hdds."+lg, line, want)
+			}
+			want := holds(line, unnamed)
 			if !want {
 				quiet++
 			}
@@ -232,8 +257,8 @@ func TestCandidateByLogger(t *testing.T) {
 			}
 		}
 	}
-	if quiet == 0 {
-		t.Fatal("no literal was left out for an unrelated logger")
+	if quiet == 0 || quietNamed == 0 {
+		t.Fatalf("literals left out: %d for an unrelated logger, %d for another entry's logger; want some of both", quiet, quietNamed)
 	}
 }
 
