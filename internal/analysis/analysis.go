@@ -67,6 +67,11 @@ type Options struct {
 	Engine  detectors.EngineOptions
 	// Subscribe, if set, receives every alert transition as it happens.
 	Subscribe func(detectors.Transition)
+	// NoReport says the caller never asks for a report (a daemon, which
+	// hands on transitions alone): the findings are not collected, so
+	// memory and checkpoints stay flat however many incidents pass, and
+	// Finish returns the coverage with no findings.
+	NoReport bool
 }
 
 // Progress is reported while files are read.
@@ -281,7 +286,9 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 		return nil, err
 	}
 	p.metrics = p.engine.Metrics()
-	p.engine.Subscribe(p.collector.Add)
+	if !opt.NoReport {
+		p.engine.Subscribe(p.collector.Add)
+	}
 	if opt.Subscribe != nil {
 		p.engine.Subscribe(opt.Subscribe)
 	}

@@ -167,6 +167,7 @@ func New(cfg Config) (*Daemon, error) {
 
 	opt := cfg.Pipeline
 	opt.Subscribe = d.observe
+	opt.NoReport = true // its sinks take transitions; /, /alerts and checkpoints read the engine
 	var positions []stream.Position
 	data, err := os.ReadFile(filepath.Join(cfg.StateDir, checkpointFile))
 	switch {
