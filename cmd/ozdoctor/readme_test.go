@@ -9,6 +9,33 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 )
 
+// The README's table of the five defects is the registry's Go detectors:
+// each one's defect, title and name, in the registry's order.
+func TestReadmeListsTheDefects(t *testing.T) {
+	want := defectTable()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "\n"+want+"<!-- end of defects -->") {
+		t.Errorf("README.md's table of defects differs from the registry's; it should read:\n%s", want)
+	}
+}
+
+// defectTable renders the README's table of the Go detectors' defects.
+func defectTable() string {
+	var b strings.Builder
+	b.WriteString("<!-- defects: generated from the registry; TestReadmeListsTheDefects fails when it drifts -->\n")
+	b.WriteString("| defect | what happens | detector |\n|---|---|---|\n")
+	for _, r := range registry.Go() {
+		fmt.Fprintf(&b, "| %s | %s | `%s` |\n", r.Doc.Defect, cell(r.Doc.Title), r.Doc.Name)
+	}
+	return b.String()
+}
+
+// cell escapes the pipes of a Markdown table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
 // The README's list of built-in signatures is the registry's, by component
 // as `ozdoctor detectors` orders them.
 func TestReadmeListsTheSignatures(t *testing.T) {
