@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
+
+	"github.com/ozdoctor/ozdoctor/detectors/registry"
 )
 
 // Exit codes, documented in --help and the README.
@@ -77,9 +79,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ozdoctor",
 		Short: "Recognise known Apache Ozone defects in logs and metrics",
-		Long: `ozdoctor reads the logs of Ozone's SCMs, OMs and datanodes (and their /prom metrics),
-recognises the signatures of known defects (HDDS-17519, HDDS-17425, HDDS-17674,
-HDDS-16809, HDDS-16839) and reports each with evidence and remediation steps.
+		Long: wrap("ozdoctor reads the logs of Ozone's SCMs, OMs and datanodes (and their /prom metrics), "+
+			"recognises the signatures of known defects ("+knownDefects()+") and reports each with evidence "+
+			"and remediation steps.", helpWidth) + `
 
 Configuration: flags, then OZDOCTOR_* environment variables (OZDOCTOR_FORMAT,
 OZDOCTOR_TZ, OZDOCTOR_FAIL_ON, ...), then the --config file (YAML, TOML or JSON,
@@ -101,6 +103,42 @@ keys named like the flags).
 	root.AddCommand(newAnalyzeCmd(v), newDetectorsCmd(v), newExplainCmd(v), newCatalogueCmd(v), newVersionCmd())
 	root.AddCommand(newRulesCmd(v), newWatchCmd(v), newTestCmd(v), newCheckCmd())
 	return root
+}
+
+// helpWidth is the widest line of the root command's help.
+const helpWidth = 86
+
+// knownDefects lists the defects of the Go detectors in the registry's
+// order, e.g. "HDDS-17519, HDDS-17425, ...", for the root command's help.
+func knownDefects() string {
+	var ids []string
+	for _, r := range registry.Go() {
+		if r.Doc.Defect != "" {
+			ids = append(ids, r.Doc.Defect)
+		}
+	}
+	return strings.Join(ids, ", ")
+}
+
+// wrap fills text into lines of at most width bytes, breaking at spaces
+// (a word longer than width stays whole on its own line).
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		switch {
+		case n == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 // loadConfig binds the command's flags to viper with the OZDOCTOR_ env
