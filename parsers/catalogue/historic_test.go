@@ -1,7 +1,6 @@
 package catalogue
 
 import (
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -627,47 +626,5 @@ func TestRatis1PeerRendering(t *testing.T) {
 	want := []PeerAddress{{ID: "omNode-1", Addr: "om1.example.com:9872"}, {ID: "omNode-4", Addr: "10.0.0.14:9872"}}
 	if !reflect.DeepEqual(got, want) || got[0].Host() != "om1.example.com" {
 		t.Errorf("ParsePeerAddresses: %+v", got)
-	}
-}
-
-// Every form that docs/wording-by-release.md lists for an entry has a row in
-// historicCases, and every row's form is one the table lists for its kind.
-func TestHistoricCoversWordingTable(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/wording-by-release.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listed := map[string]bool{} // kind/form
-	rows := 0
-	for line := range strings.Lines(string(doc)) {
-		cells := strings.Split(strings.TrimSpace(line), " | ")
-		if len(cells) < 13 || !strings.HasPrefix(cells[1], "`") {
-			continue
-		}
-		rows++
-		kind := strings.Trim(cells[1], "`")
-		for _, c := range cells[3:] {
-			for f := range strings.SplitSeq(strings.TrimSuffix(c, " |"), ", ") {
-				if f != "—" {
-					listed[kind+"/"+f] = true
-				}
-			}
-		}
-	}
-	if rows != len(Default()) {
-		t.Errorf("the table has %d rows, the catalogue %d entries", rows, len(Default()))
-	}
-	tested := map[string]bool{}
-	for _, tc := range historicCases() {
-		k := string(tc.kind) + "/" + tc.form
-		tested[k] = true
-		if !listed[k] {
-			t.Errorf("row %s/%s: the table lists no form %s for %s", tc.kind, tc.releases, tc.form, tc.kind)
-		}
-	}
-	for k := range listed {
-		if !tested[k] {
-			t.Errorf("%s is in the table but has no historic row", k)
-		}
 	}
 }
