@@ -86,6 +86,7 @@ type Daemon struct {
 	am          *alertmanager.Sink
 	esq         *elasticsearch.Queue
 	metrics     *metrics.Metrics
+	outputs     []sinks.Output // metrics, then Alertmanager, Elasticsearch and JSON lines as configured
 	sources     map[string]*metrics.Source
 	saved       time.Time // wall time of the last checkpoint attempt
 	checkpoints metrics.Checkpoint
@@ -164,6 +165,16 @@ func New(cfg Config) (*Daemon, error) {
 		mo.Alertmanager = d.am
 	}
 	d.metrics = metrics.New(mo)
+	d.outputs = []sinks.Output{d.metrics}
+	if d.am != nil {
+		d.outputs = append(d.outputs, d.am)
+	}
+	if d.esq != nil {
+		d.outputs = append(d.outputs, d.esq)
+	}
+	if cfg.Findings != nil {
+		d.outputs = append(d.outputs, sinks.TransitionLines{W: cfg.Findings})
+	}
 
 	opt := cfg.Pipeline
 	opt.Subscribe = d.observe
@@ -206,25 +217,10 @@ func New(cfg Config) (*Daemon, error) {
 	return d, nil
 }
 
-// observe hands one transition to the sinks; the engine calls it.
+// observe hands one transition to every output, in order; the engine calls it.
 func (d *Daemon) observe(t detectors.Transition) {
-	d.metrics.Observe(t)
-	if d.am != nil {
-		d.am.Observe(t)
-	}
-	if d.esq != nil {
-		d.esq.Observe(t)
-	}
-	if d.cfg.Findings != nil && !t.Update() {
-		line, _ := json.Marshal(struct {
-			At          time.Time         `json:"at"`
-			Fingerprint string            `json:"fingerprint"`
-			From        detectors.State   `json:"from,omitempty"`
-			To          detectors.State   `json:"to"`
-			Escalated   bool              `json:"escalated,omitempty"`
-			Finding     detectors.Finding `json:"finding"`
-		}{t.At, t.Fingerprint, t.From, t.To, t.Escalated, t.Finding})
-		d.cfg.Findings.Write(append(line, '\n'))
+	for _, o := range d.outputs {
+		o.Observe(t)
 	}
 }
 
@@ -242,11 +238,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if err := d.Step(ctx); err != nil {
 			d.cfg.Log.Error("step", "err", err)
 		}
-		if d.am != nil {
-			d.am.Tick(d.cfg.Now())
-		}
-		if d.esq != nil {
-			d.esq.Tick(ctx, d.cfg.Now())
+		for _, o := range d.outputs {
+			o.Tick(ctx, d.cfg.Now())
 		}
 		select {
 		case <-ctx.Done():

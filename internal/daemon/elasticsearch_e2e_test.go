@@ -109,7 +109,7 @@ func TestWatchElasticsearchResumesAfterKill(t *testing.T) {
 		if err := d.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
-		d.am.Tick(clk.t)
+		d.am.Tick(ctx, clk.t)
 		d.esq.Tick(ctx, clk.t)
 		// Killed at 10:26, past the start of HDDS-17674 (10:10) and before
 		// its end, 6 minutes after the last checkpoint (10:20... or earlier).

@@ -387,9 +387,10 @@ func (t *target) dropOldest(resolves bool) bool {
 
 // Tick sends what is due at wall time now: firing alerts again every
 // ResendInterval, and every queue whose Alertmanager is not backing off. It
-// blocks until the requests are answered or time out (Config.Timeout); the
-// daemon calls it about every second, from any goroutine.
-func (s *Sink) Tick(now time.Time) {
+// blocks until the requests are answered, time out (Config.Timeout) or ctx
+// ends (what was not sent stays queued); the daemon calls it about every
+// second, from any goroutine.
+func (s *Sink) Tick(ctx context.Context, now time.Time) {
 	s.tick.Lock()
 	defer s.tick.Unlock()
 	s.mu.Lock()
@@ -436,7 +437,7 @@ func (s *Sink) Tick(now time.Time) {
 
 	var wg sync.WaitGroup
 	for _, j := range jobs {
-		wg.Go(func() { j.res = s.deliver(j.t.endpoint, j.batch, now) })
+		wg.Go(func() { j.res = s.deliver(ctx, j.t.endpoint, j.batch, now) })
 	}
 	wg.Wait()
 
@@ -519,7 +520,7 @@ func (s *Sink) postable(n notice, now time.Time) postable {
 
 // deliver posts the batch in requests of maxBatch alerts, stopping at the
 // first that is to be retried.
-func (s *Sink) deliver(endpoint string, batch []entry, now time.Time) result {
+func (s *Sink) deliver(ctx context.Context, endpoint string, batch []entry, now time.Time) result {
 	var r result
 	for lo := 0; lo < len(batch); lo += maxBatch {
 		hi := min(lo+maxBatch, len(batch))
@@ -527,7 +528,7 @@ func (s *Sink) deliver(endpoint string, batch []entry, now time.Time) result {
 		for _, e := range batch[lo:hi] {
 			ps = append(ps, s.postable(e.Notice, now))
 		}
-		retry, err := s.post(endpoint, ps)
+		retry, err := s.post(ctx, endpoint, ps)
 		switch {
 		case err == nil:
 			r.sent += hi - lo
@@ -545,12 +546,12 @@ func (s *Sink) deliver(endpoint string, batch []entry, now time.Time) result {
 }
 
 // post sends one request; retry says whether a failure may succeed later.
-func (s *Sink) post(endpoint string, ps []postable) (retry bool, err error) {
+func (s *Sink) post(ctx context.Context, endpoint string, ps []postable) (retry bool, err error) {
 	body, err := json.Marshal(ps)
 	if err != nil {
 		return false, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {

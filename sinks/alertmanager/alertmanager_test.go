@@ -1,6 +1,7 @@
 package alertmanager
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -132,12 +133,12 @@ func TestFiringIsSentWithLabelsAndResent(t *testing.T) {
 	s := newSink(t, Config{URLs: []string{url}, Cluster: "prod", RunbookBase: "https://runbooks/ozdoctor/"})
 	now := time.Date(2026, 8, 23, 12, 0, 0, 0, time.UTC)
 	s.Observe(transition("", detectors.Pending, finding(detectors.Pending, detectors.Warning)))
-	s.Tick(now)
+	s.Tick(context.Background(), now)
 	if got := rec.take(); len(got) != 0 {
 		t.Fatalf("pending alert sent: %+v", got)
 	}
 	s.Observe(transition(detectors.Pending, detectors.Firing, finding(detectors.Pending, detectors.Warning)))
-	s.Tick(now)
+	s.Tick(context.Background(), now)
 	got := rec.take()
 	if len(got) != 1 {
 		t.Fatalf("got %d alerts, want 1", len(got))
@@ -155,21 +156,21 @@ func TestFiringIsSentWithLabelsAndResent(t *testing.T) {
 	if !a.StartsAt.Equal(t0) || !a.EndsAt.Equal(now.Add(4*time.Minute)) {
 		t.Errorf("startsAt %s endsAt %s", a.StartsAt, a.EndsAt)
 	}
-	s.Tick(now.Add(30 * time.Second))
+	s.Tick(context.Background(), now.Add(30*time.Second))
 	if got := rec.take(); len(got) != 0 {
 		t.Fatalf("resent before the resend interval: %d", len(got))
 	}
-	s.Tick(now.Add(time.Minute))
+	s.Tick(context.Background(), now.Add(time.Minute))
 	if got := rec.take(); len(got) != 1 || !got[0].EndsAt.Equal(now.Add(5*time.Minute)) {
 		t.Fatalf("resend: %+v", got)
 	}
 	s.Observe(transition(detectors.Firing, detectors.Resolved, finding(detectors.Firing, detectors.Warning)))
-	s.Tick(now.Add(70 * time.Second))
+	s.Tick(context.Background(), now.Add(70*time.Second))
 	got = rec.take()
 	if len(got) != 1 || !got[0].EndsAt.Equal(t0.Add(10*time.Minute)) || !equalMaps(got[0].Labels, want) {
 		t.Fatalf("resolve: %+v", got)
 	}
-	s.Tick(now.Add(3 * time.Minute))
+	s.Tick(context.Background(), now.Add(3*time.Minute))
 	if got := rec.take(); len(got) != 0 {
 		t.Fatalf("sent after the acknowledged resolve: %+v", got)
 	}
@@ -185,7 +186,7 @@ func TestWithdrawnIsNotSent(t *testing.T) {
 	f := finding(detectors.Pending, detectors.Warning)
 	s.Observe(transition("", detectors.Pending, f))
 	s.Observe(transition(detectors.Pending, detectors.Inactive, detectors.Withdraw(f, "confirmed healthy")))
-	s.Tick(t0)
+	s.Tick(context.Background(), t0)
 	if rec.tries() != 0 || s.Stats().Targets[0].Queue != 0 {
 		t.Fatalf("withdrawn alert sent or queued: %d tries, %+v", rec.tries(), s.Stats())
 	}
@@ -197,21 +198,21 @@ func TestOutageCoalescesAndBacksOff(t *testing.T) {
 	s := newSink(t, Config{URLs: []string{url}, BackoffMin: time.Second, BackoffMax: 8 * time.Second})
 	now := t0.Add(time.Hour)
 	s.Observe(transition("", detectors.Firing, finding(detectors.Firing, detectors.Warning)))
-	s.Tick(now)
+	s.Tick(context.Background(), now)
 	st := s.Stats().Targets[0]
 	// Backoff d for n failures is min(1s·2^(n-1), 8s); jitter 0.5 waits d/2 + d/4.
 	if st.Queue != 1 || st.Failed != 1 || st.Failures != 1 || !st.NextTry.Equal(now.Add(750*time.Millisecond)) ||
 		!strings.Contains(st.LastError, "500") {
 		t.Fatalf("after a 500: %+v", st)
 	}
-	s.Tick(now.Add(500 * time.Millisecond)) // backing off: no request
+	s.Tick(context.Background(), now.Add(500*time.Millisecond)) // backing off: no request
 	if rec.tries() != 1 {
 		t.Fatalf("%d tries during the backoff, want 1", rec.tries())
 	}
 	waits := []time.Duration{1500 * time.Millisecond, 3 * time.Second, 6 * time.Second, 6 * time.Second}
 	at := st.NextTry
 	for i, w := range waits {
-		s.Tick(at)
+		s.Tick(context.Background(), at)
 		st = s.Stats().Targets[0]
 		if st.Failures != i+2 || !st.NextTry.Equal(at.Add(w)) {
 			t.Fatalf("failure %d: next try %s after, want %s (%+v)", i+2, st.NextTry.Sub(at), w, st)
@@ -224,7 +225,7 @@ func TestOutageCoalescesAndBacksOff(t *testing.T) {
 		t.Fatalf("queue %d after the resolve, want 1 (coalesced)", q)
 	}
 	rec.set(http.StatusOK)
-	s.Tick(at)
+	s.Tick(context.Background(), at)
 	got := rec.take()
 	if len(got) != 1 || !got[0].EndsAt.Equal(t0.Add(10*time.Minute)) {
 		t.Fatalf("after the outage: %+v", got)
@@ -244,7 +245,7 @@ func TestJitterComesFromRand(t *testing.T) {
 	}{{0, 2 * time.Second}, {0.999, 4*time.Second - 2*time.Millisecond}} {
 		s := newSink(t, Config{URLs: []string{url}, BackoffMin: 4 * time.Second, Rand: func() float64 { return c.r }})
 		s.Observe(transition("", detectors.Firing, finding(detectors.Firing, detectors.Warning)))
-		s.Tick(t0)
+		s.Tick(context.Background(), t0)
 		if got := s.Stats().Targets[0].NextTry.Sub(t0); got != c.want {
 			t.Errorf("rand %v: wait %s, want %s", c.r, got, c.want)
 		}
@@ -256,7 +257,7 @@ func TestTimeoutIsRetried(t *testing.T) {
 	rec.delay = 2 * time.Second
 	s := newSink(t, Config{URLs: []string{url}, Timeout: 100 * time.Millisecond})
 	s.Observe(transition("", detectors.Firing, finding(detectors.Firing, detectors.Warning)))
-	s.Tick(t0)
+	s.Tick(context.Background(), t0)
 	st := s.Stats().Targets[0]
 	if st.Queue != 1 || st.Failed != 1 || st.Failures != 1 || !strings.Contains(st.LastError, "deadline") {
 		t.Fatalf("after a timeout: %+v", st)
@@ -264,7 +265,7 @@ func TestTimeoutIsRetried(t *testing.T) {
 	rec.mu.Lock()
 	rec.delay = 0
 	rec.mu.Unlock()
-	s.Tick(st.NextTry)
+	s.Tick(context.Background(), st.NextTry)
 	if got := rec.take(); len(got) != 1 {
 		t.Fatalf("after the timeout: %d alerts", len(got))
 	}
@@ -275,13 +276,13 @@ func TestClientErrorsAreDroppedButNot429(t *testing.T) {
 	rec.set(http.StatusBadRequest)
 	s := newSink(t, Config{URLs: []string{url}})
 	s.Observe(transition("", detectors.Firing, finding(detectors.Firing, detectors.Warning)))
-	s.Tick(t0)
+	s.Tick(context.Background(), t0)
 	st := s.Stats().Targets[0]
 	if st.Queue != 0 || st.Dropped != 1 || st.Failures != 0 || !strings.Contains(st.LastError, "400") {
 		t.Fatalf("after a 400: %+v", st)
 	}
 	rec.set(http.StatusTooManyRequests)
-	s.Tick(t0.Add(time.Minute)) // the resend
+	s.Tick(context.Background(), t0.Add(time.Minute)) // the resend
 	st = s.Stats().Targets[0]
 	if st.Queue != 1 || st.Failed != 1 || st.Failures != 1 {
 		t.Fatalf("after a 429: %+v", st)
@@ -294,7 +295,7 @@ func TestEveryURLGetsEveryAlert(t *testing.T) {
 	down.set(http.StatusBadGateway)
 	s := newSink(t, Config{URLs: []string{url1, url2}})
 	s.Observe(transition("", detectors.Firing, finding(detectors.Firing, detectors.Warning)))
-	s.Tick(t0)
+	s.Tick(context.Background(), t0)
 	if len(up.take()) != 1 {
 		t.Fatal("the healthy Alertmanager got nothing")
 	}
@@ -318,7 +319,7 @@ func TestQueueIsBounded(t *testing.T) {
 		t.Fatalf("%+v", st.Targets[0])
 	}
 	rec.set(http.StatusOK)
-	s.Tick(t0)
+	s.Tick(context.Background(), t0)
 	var keys []string
 	for _, a := range rec.take() {
 		keys = append(keys, a.Labels["incident"])
@@ -333,7 +334,7 @@ func TestEscalationResolvesTheFormerSeverity(t *testing.T) {
 	s := newSink(t, Config{URLs: []string{url}})
 	s.Observe(transition("", detectors.Firing, finding(detectors.Firing, detectors.Warning)))
 	now := t0.Add(time.Hour)
-	s.Tick(now)
+	s.Tick(context.Background(), now)
 	rec.take()
 	esc := transition(detectors.Firing, detectors.Firing, finding(detectors.Firing, detectors.Critical))
 	esc.Escalated, esc.Previous = true, detectors.Warning
@@ -343,17 +344,17 @@ func TestEscalationResolvesTheFormerSeverity(t *testing.T) {
 	upd.Previous = detectors.Warning
 	upd.Finding.Summary = "updated"
 	s.Observe(upd)
-	s.Tick(now.Add(time.Second))
+	s.Tick(context.Background(), now.Add(time.Second))
 	if got := rec.take(); len(got) != 0 {
 		t.Fatalf("an update was sent before the resend: %+v", got)
 	}
-	s.Tick(now.Add(time.Minute))
+	s.Tick(context.Background(), now.Add(time.Minute))
 	if got := rec.take(); len(got) != 1 || got[0].Labels["host"] != "scm1" || got[0].Annotations["summary"] != "updated" {
 		t.Fatalf("update: %+v", got)
 	}
 	// ...a severity does.
 	s.Observe(esc)
-	s.Tick(now.Add(time.Minute + 2*time.Second))
+	s.Tick(context.Background(), now.Add(time.Minute+2*time.Second))
 	got := rec.take()
 	if len(got) != 2 {
 		t.Fatalf("escalation sent %d alerts, want 2: %+v", len(got), got)
@@ -369,14 +370,14 @@ func TestResolvedBeforeFiringIsHeld(t *testing.T) {
 	s := newSink(t, Config{URLs: []string{url}, MinFiring: 3 * time.Minute})
 	now := t0.Add(time.Hour)
 	s.Observe(transition("", detectors.Resolved, finding(detectors.Firing, detectors.Warning)))
-	s.Tick(now)
+	s.Tick(context.Background(), now)
 	got := rec.take()
 	if len(got) != 1 || !got[0].EndsAt.Equal(now.Add(3*time.Minute)) {
 		t.Fatalf("%+v", got)
 	}
 	s2 := newSink(t, Config{URLs: []string{url}, MinFiring: -1})
 	s2.Observe(transition("", detectors.Resolved, finding(detectors.Firing, detectors.Warning)))
-	s2.Tick(now)
+	s2.Tick(context.Background(), now)
 	if got := rec.take(); len(got) != 1 || !got[0].EndsAt.Equal(t0.Add(10*time.Minute)) {
 		t.Fatalf("without hold: %+v", got)
 	}
@@ -391,7 +392,7 @@ func TestRestartFromStateDirLosesNothing(t *testing.T) {
 	other.Key = "still-firing"
 	s.Observe(transition("", detectors.Firing, other))
 	s.Observe(transition("", detectors.Firing, finding(detectors.Firing, detectors.Warning)))
-	s.Tick(t0)
+	s.Tick(context.Background(), t0)
 	s.Observe(transition(detectors.Firing, detectors.Resolved, finding(detectors.Firing, detectors.Warning)))
 	if st := s.Stats(); st.StateError != "" || st.Targets[0].Queue != 2 {
 		t.Fatalf("%+v", st)
@@ -403,7 +404,7 @@ func TestRestartFromStateDirLosesNothing(t *testing.T) {
 		t.Fatalf("reloaded: %+v", st)
 	}
 	now := t0.Add(time.Hour)
-	s2.Tick(now)
+	s2.Tick(context.Background(), now)
 	got := map[string]postable{}
 	for _, a := range rec.take() {
 		got[a.Labels["incident"]] = a
@@ -413,7 +414,7 @@ func TestRestartFromStateDirLosesNothing(t *testing.T) {
 		t.Fatalf("after restart: %+v", got)
 	}
 	// The firing one is still re-sent by the restarted sink.
-	s2.Tick(now.Add(time.Minute))
+	s2.Tick(context.Background(), now.Add(time.Minute))
 	if got := rec.take(); len(got) != 1 || got[0].Labels["incident"] != "still-firing" {
 		t.Fatalf("resend after restart: %+v", got)
 	}
@@ -427,7 +428,7 @@ func TestUnwritableStateDirKeepsRunning(t *testing.T) {
 	}
 	s := newSink(t, Config{URLs: []string{url}, StateDir: notDir})
 	s.Observe(transition("", detectors.Firing, finding(detectors.Firing, detectors.Warning)))
-	s.Tick(t0)
+	s.Tick(context.Background(), t0)
 	st := s.Stats()
 	if st.StateError == "" || st.StateErrors == 0 || len(rec.take()) != 1 {
 		t.Fatalf("%+v", st)
@@ -461,11 +462,11 @@ func TestConcurrentObserveAndTick(t *testing.T) {
 		}
 	})
 	for i := range 50 {
-		s.Tick(t0.Add(time.Duration(i) * time.Second))
+		s.Tick(context.Background(), t0.Add(time.Duration(i)*time.Second))
 		s.Stats()
 	}
 	wg.Wait()
-	s.Tick(t0.Add(time.Hour))
+	s.Tick(context.Background(), t0.Add(time.Hour))
 	if st := s.Stats().Targets[0]; st.Queue != 0 || st.Sent == 0 {
 		t.Fatalf("%+v", st)
 	}
@@ -535,7 +536,7 @@ func TestBatchesOf64(t *testing.T) {
 		f.Key = strings.Repeat("k", i+1)
 		s.Observe(transition("", detectors.Firing, f))
 	}
-	s.Tick(t0)
+	s.Tick(context.Background(), t0)
 	rec.mu.Lock()
 	var sizes []int
 	for _, p := range rec.posts {
@@ -567,8 +568,8 @@ func TestFiringDoesNotPushOutAResolve(t *testing.T) {
 		t.Fatalf("%+v", st)
 	}
 	rec.set(http.StatusOK)
-	s.Tick(t0)
-	s.Tick(t0.Add(time.Minute)) // the resend brings c once there is room
+	s.Tick(context.Background(), t0)
+	s.Tick(context.Background(), t0.Add(time.Minute)) // the resend brings c once there is room
 	var keys []string
 	for _, a := range rec.take() {
 		keys = append(keys, a.Labels["incident"])

@@ -43,7 +43,7 @@ func Example() {
 	for {
 		select {
 		case now := <-tick.C:
-			sink.Tick(now)
+			sink.Tick(context.Background(), now)
 		case <-ctx.Done():
 			return
 		}

@@ -5,6 +5,7 @@ package alertmanager
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -40,7 +41,7 @@ func TestRealAlertmanagerFiresAndResolves(t *testing.T) {
 	s.Observe(liveTransition("scm1@pause", "", detectors.Pending))
 	s.Observe(liveTransition("scm1@pause", detectors.Pending, detectors.Firing))
 	now := time.Now()
-	s.Tick(now)
+	s.Tick(context.Background(), now)
 	if st := s.Stats().Targets[0]; st.Sent != 1 || st.Queue != 0 || st.LastError != "" {
 		t.Fatalf("stats %+v", st)
 	}
@@ -64,7 +65,7 @@ func TestRealAlertmanagerFiresAndResolves(t *testing.T) {
 	hook.Wait(t, "scm1@pause", "firing")
 
 	s.Observe(liveTransition("scm1@pause", detectors.Firing, detectors.Resolved))
-	s.Tick(time.Now())
+	s.Tick(context.Background(), time.Now())
 	if st := s.Stats(); st.Targets[0].Sent != 2 || st.Targets[0].Queue != 0 || st.Firing != 0 {
 		t.Fatalf("stats %+v", st)
 	}
@@ -85,7 +86,7 @@ func TestRealAlertmanagerOutageLosesNothing(t *testing.T) {
 
 	// Incident a fires and Alertmanager notifies it.
 	s.Observe(liveTransition("a", "", detectors.Firing))
-	s.Tick(time.Now())
+	s.Tick(context.Background(), time.Now())
 	hook.Wait(t, "a", "firing")
 	am.WaitLogged(t)
 
@@ -94,7 +95,7 @@ func TestRealAlertmanagerOutageLosesNothing(t *testing.T) {
 	s.Observe(liveTransition("a", detectors.Firing, detectors.Resolved))
 	s.Observe(liveTransition("b", "", detectors.Pending))
 	s.Observe(liveTransition("b", detectors.Pending, detectors.Firing))
-	s.Tick(time.Now())
+	s.Tick(context.Background(), time.Now())
 	st := s.Stats().Targets[0]
 	if st.Queue != 2 || st.Failed != 2 || !strings.Contains(st.LastError, "connection refused") {
 		t.Fatalf("during the outage: %+v", st)
@@ -105,7 +106,7 @@ func TestRealAlertmanagerOutageLosesNothing(t *testing.T) {
 	if st := s.Stats(); st.Firing != 1 || st.Targets[0].Queue != 2 || st.StateError != "" {
 		t.Fatalf("restarted sink: %+v", st)
 	}
-	s.Tick(time.Now())
+	s.Tick(context.Background(), time.Now())
 	if st := s.Stats().Targets[0]; st.Queue != 2 || st.Failures != 1 {
 		t.Fatalf("restarted sink, Alertmanager down: %+v", st)
 	}
@@ -118,7 +119,7 @@ func TestRealAlertmanagerOutageLosesNothing(t *testing.T) {
 			t.Fatalf("queue not drained: %+v", s.Stats())
 		}
 		time.Sleep(50 * time.Millisecond)
-		s.Tick(time.Now())
+		s.Tick(context.Background(), time.Now())
 	}
 	as := am.ByIncident(t)
 	if _, ok := as["a"]; ok {
@@ -148,14 +149,14 @@ func TestRealAlertmanagerHungIsRetried(t *testing.T) {
 	}
 	waitStopped(t, am.Cmd.Process.Pid)
 	s.Observe(liveTransition("hung", "", detectors.Firing))
-	s.Tick(time.Now())
+	s.Tick(context.Background(), time.Now())
 	st := s.Stats().Targets[0]
 	am.Cmd.Process.Signal(syscall.SIGCONT)
 	if st.Queue != 1 || st.Failed != 1 || st.Failures != 1 {
 		t.Fatalf("against a hung Alertmanager: %+v", st)
 	}
 	time.Sleep(time.Until(st.NextTry))
-	s.Tick(time.Now())
+	s.Tick(context.Background(), time.Now())
 	if st := s.Stats().Targets[0]; st.Queue != 0 || st.Sent != 1 {
 		t.Fatalf("after it resumed: %+v", st)
 	}

@@ -43,7 +43,7 @@ func TestRealAlertmanagerTakesTheSampleBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Tick(time.Now())
+	s.Tick(context.Background(), time.Now())
 	st := s.Stats()
 	if ts := st.Targets[0]; ts.Queue != 0 || ts.Dropped != 0 || ts.Failed != 0 || ts.Sent == 0 || ts.LastError != "" {
 		t.Fatalf("stats %+v", st)

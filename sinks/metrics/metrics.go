@@ -14,6 +14,7 @@
 package metrics
 
 import (
+	"context"
 	"maps"
 	"net/http"
 	"runtime"
@@ -189,6 +190,9 @@ func (m *Metrics) Observe(t detectors.Transition) {
 		delete(m.alerts, t.Fingerprint)
 	}
 }
+
+// Tick implements sinks.Output: the metrics are read when scraped.
+func (m *Metrics) Tick(context.Context, time.Time) {}
 
 // SetAlerts replaces the alerts known with the engine's (Engine.Alerts),
 // as after a restart from a checkpoint, whose alerts bring no transition.
