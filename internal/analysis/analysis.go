@@ -540,6 +540,15 @@ func (p *Pipeline) progress(path string) {
 func (p *Pipeline) scan(f bundle.File, rd io.Reader, recog *stream.Recognizer, target stream.Streams, fc *FileCoverage) error {
 	res, err := recog.Scan(stream.File{Path: f.Path, Host: f.Host, Component: f.Component, Kind: f.Kind, Zone: p.zone(f.Host)},
 		rd, target, time.Time{})
+	*fc = Recognised(*fc, res)
+	return err
+}
+
+// Recognised returns fc, a file's coverage as its name told it (path,
+// host, component, kind), with what the Recognizer saw of it: every mode
+// reports a file's coverage through it, so the same records give the same
+// coverage.
+func Recognised(fc FileCoverage, res stream.FileResult) FileCoverage {
 	stats := res.Stats
 	fc.Signals = res.Signals
 	if fc.Host == "" {
@@ -555,13 +564,13 @@ func (p *Pipeline) scan(f bundle.File, rd io.Reader, recog *stream.Recognizer, t
 	if len(stats.Services) > 0 {
 		fc.Note = fmt.Sprintf("docker-compose capture of %d services", len(stats.Services))
 	}
-	if stats.Layout == "" && stats.Lines > 0 && f.Kind != parsers.KindOut {
+	if stats.Layout == "" && stats.Lines > 0 && parsers.Kind(fc.Kind) != parsers.KindOut {
 		fc.Note = "no known log layout"
 	}
 	if fc.Records > 0 && (fc.Host == "" || fc.Component == "") {
 		fc.Note = joinNote(fc.Note, unknownIdentityNote(fc.Host, fc.Component))
 	}
-	return err
+	return fc
 }
 
 // unknownIdentityNote says what a file whose host or component could not be

@@ -156,19 +156,8 @@ func (ds *docStream) feed(d parsers.Document, now time.Time) {
 
 // end closes the stream and returns its coverage.
 func (ds *docStream) end(now time.Time) FileCoverage {
-	res := ds.fl.End(now)
-	fc, st := ds.fc, res.Stats
-	if fc.Host == "" {
-		fc.Host = res.Host
-	}
-	if fc.Component == "" {
-		fc.Component = string(res.Component)
-	}
-	fc.Signals, fc.Layout = res.Signals, st.Layout
-	fc.Lines, fc.Records, fc.Unparsed, fc.Truncated, fc.Binary = st.Lines, st.Records, st.Unparsed, st.Truncated, st.Binary
-	fc.Damaged, fc.DamagedLines = st.Damaged, st.DamagedLines
-	fc.First, fc.Last = st.First, st.Last
-	fc.Note = "documents selected by the pushed-down query"
+	fc := Recognised(ds.fc, ds.fl.End(now))
+	fc.Note = joinNote(fc.Note, "documents selected by the pushed-down query")
 	return fc
 }
 

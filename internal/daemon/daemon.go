@@ -83,6 +83,7 @@ type Daemon struct {
 	es          *esFollow    // nil when following files
 	scraper     *scraper     // nil without scrape targets
 	follows     map[string]*follow
+	ended       map[string]stream.FileResult // by path: what was recognised of a file let go
 	am          *alertmanager.Sink
 	esq         *elasticsearch.Queue
 	metrics     *metrics.Metrics
@@ -130,7 +131,7 @@ func New(cfg Config) (*Daemon, error) {
 	case len(cfg.Logs) > 0 && cfg.ES != nil:
 		return nil, errors.New("follow log files (logs) or read Elasticsearch (es.url), not both")
 	}
-	d := &Daemon{cfg: cfg, follows: map[string]*follow{}, sources: map[string]*metrics.Source{}}
+	d := &Daemon{cfg: cfg, follows: map[string]*follow{}, ended: map[string]stream.FileResult{}, sources: map[string]*metrics.Source{}}
 	if len(cfg.Scrape.Targets) > 0 {
 		var err error
 		if d.scraper, err = newScraper(cfg.Scrape); err != nil {
@@ -331,6 +332,7 @@ func (d *Daemon) consume(c tail.Chunk, now time.Time) {
 	if c.End {
 		res := f.fl.End(now)
 		src.ParseErrors += res.Stats.Unparsed
+		d.ended[c.Path] = res
 		delete(d.follows, c.Stream)
 		return
 	}
@@ -440,12 +442,21 @@ func (d *Daemon) Report() *analysis.Result {
 		}
 	}
 	r := &analysis.Result{Findings: detectors.FindingsOf(findings)}
+	open := map[string]*follow{}
+	for _, f := range d.follows {
+		open[f.path] = f
+	}
 	var files []analysis.FileCoverage
 	for _, path := range slices.Sorted(maps.Keys(d.sources)) {
-		src := d.sources[path]
 		host, comp, kind := bundle.Classify(path)
-		files = append(files, analysis.FileCoverage{Path: path, Host: host, Component: string(comp), Kind: string(kind),
-			Bytes: src.Bytes, Lines: src.Records, Unparsed: src.ParseErrors})
+		fc := analysis.FileCoverage{Path: path, Host: host, Component: string(comp), Kind: string(kind)}
+		if f := open[path]; f != nil {
+			fc = analysis.Recognised(fc, f.fl.Result())
+		} else if res, ok := d.ended[path]; ok {
+			fc = analysis.Recognised(fc, res)
+		}
+		fc.Bytes = d.sources[path].Bytes
+		files = append(files, fc)
 	}
 	r.Coverage = d.pipe.Coverage(files)
 	r.Coverage.Inputs = d.cfg.Logs

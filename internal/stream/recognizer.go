@@ -142,6 +142,9 @@ func (fl *Follower) CaughtUp(now time.Time) {
 	}
 }
 
+// Result returns what was recognised of the file so far.
+func (fl *Follower) Result() FileResult { return fl.fs.result() }
+
 // End ends the file (it was let go): its records and streams are closed.
 func (fl *Follower) End(now time.Time) FileResult {
 	fl.fs.sc.End()
@@ -265,6 +268,11 @@ func (fs *fileScan) close(now time.Time) FileResult {
 	for _, src := range fs.order {
 		fs.m.Close(src.id)
 	}
+	return fs.result()
+}
+
+// result returns what was recognised of the file so far.
+func (fs *fileScan) result() FileResult {
 	res := FileResult{Stats: fs.sc.Stats()}
 	for _, src := range fs.order {
 		res.Signals += src.signals
