@@ -157,7 +157,7 @@ func (c *Catalogue) loggerFilter(logger []byte) *keyFilter {
 // minKey bytes. A line that contains the literal contains the key, so no
 // candidate is lost, and literals that share a tail share a key.
 func prefilterKey(lit string) string {
-	const minKey = 10
+	const minKey = 16
 	best, bestCost := 0, byteCost(lit[0])
 	for i := 1; i <= len(lit)-minKey; i++ {
 		if c := byteCost(lit[i]); c < bestCost {
