@@ -74,6 +74,7 @@ type SignalDef struct {
 // Match is how the problem is recognised: a sequence of steps per join key.
 type Match struct {
 	By      Expr   `yaml:"by"`
+	Key     Expr   `yaml:"key"` // the findings' keys (key.go); default: join key and start
 	Horizon Expr   `yaml:"horizon"`
 	MaxOpen int    `yaml:"max_open"`
 	Skew    Expr   `yaml:"skew"`
@@ -114,8 +115,9 @@ type Alt struct {
 // Count makes a step count matching signals: it is met when min of them
 // (distinct values of distinct, when given) came within the step's window.
 type Count struct {
-	Min      Expr `yaml:"min"`
-	Distinct Expr `yaml:"distinct"`
+	Min      Expr  `yaml:"min"`
+	Distinct Expr  `yaml:"distinct"`
+	Each     *Each `yaml:"each"` // a follow-up every member must meet (each.go)
 }
 
 // Emit reports the finding when its step is met, or raises its severity.
