@@ -110,6 +110,7 @@ type emit struct {
 type cond struct {
 	alts  []alt
 	quiet durationExpr
+	after int // resolve's quiet counts once this many steps are met (after.go)
 }
 
 type entityProgs struct {
@@ -587,6 +588,9 @@ func (c *compiler) compileMatch(s *Signature) {
 		if m.Until.Quiet.Set() {
 			c.errorf(m.Until.Pos, "until: quiet belongs to resolve")
 		}
+		if m.Until.After != "" {
+			c.errorf(m.Until.Pos, "until: after belongs to resolve")
+		}
 		s.match.until = &cond{alts: c.alts(envAll, []Alt{{On: m.Until.On, Where: m.Until.Where, By: m.Until.By, Pos: m.Until.Pos}}, "until")}
 	}
 	if r := m.Resolve; r != nil {
@@ -597,6 +601,7 @@ func (c *compiler) compileMatch(s *Signature) {
 		if r.Quiet.Set() {
 			s.match.resolve.quiet = c.duration(r.Quiet, "resolve.quiet")
 		}
+		c.compileAfter(s, r)
 		if len(r.On) == 0 && !r.Quiet.Set() {
 			c.errorf(r.Pos, "resolve: give on (a signal that ends the problem) or quiet (how long without a signal)")
 		}

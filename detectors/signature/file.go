@@ -134,6 +134,7 @@ type Cond struct {
 	Where Expr  `yaml:"where"`
 	By    Expr  `yaml:"by"`
 	Quiet Expr  `yaml:"quiet"`
+	After string `yaml:"after"` // resolve only: quiet counts once this step is met (after.go)
 	Pos   Pos   `yaml:"-"`
 }
 

@@ -720,7 +720,7 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 		if in.Closed || d.eachSettle(in, now, emit) {
 			continue
 		}
-		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() && now.Sub(in.Last) > d.quiet {
+		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() && now.Sub(in.Last) > d.quiet && d.quietCounts(in) {
 			d.resolve(in, emit)
 			continue
 		}
@@ -753,7 +753,7 @@ func (d *detector) Quiet(now time.Time) time.Time {
 			q = detectors.Earliest(q, in.Deadline)
 		}
 		q = d.eachQuiet(in, q)
-		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() {
+		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() && d.quietCounts(in) {
 			q = detectors.Earliest(q, in.Last.Add(d.quiet))
 		}
 		if d.horizon > 0 && !in.Last.IsZero() {
