@@ -115,9 +115,10 @@ type Alt struct {
 // Count makes a step count matching signals: it is met when min of them
 // (distinct values of distinct, when given) came within the step's window.
 type Count struct {
-	Min      Expr  `yaml:"min"`
-	Distinct Expr  `yaml:"distinct"`
-	Each     *Each `yaml:"each"` // a follow-up every member must meet (each.go)
+	Min      Expr `yaml:"min"`
+	Distinct Expr `yaml:"distinct"`
+
+	Each *Each `yaml:"each"` // a follow-up every member must meet (each.go)
 }
 
 // Emit reports the finding when its step is met, or raises its severity.
@@ -134,8 +135,9 @@ type Cond struct {
 	Where Expr  `yaml:"where"`
 	By    Expr  `yaml:"by"`
 	Quiet Expr  `yaml:"quiet"`
-	After string `yaml:"after"` // resolve only: quiet counts once this step is met (after.go)
 	Pos   Pos   `yaml:"-"`
+
+	After string `yaml:"after"` // resolve only: quiet counts once this step is met (after.go)
 }
 
 // Corroboration is a signal that confirms an instance of its key, seen
