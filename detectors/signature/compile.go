@@ -100,6 +100,7 @@ type count struct {
 	min      cel.Program // int
 	distinct cel.Program // string; nil: every signal counts
 	each     *each       // nil: no follow-up per member (each.go)
+	track    bool        // keep signals and members: each, or an expression reads them (each.go)
 }
 
 type emit struct {
@@ -161,6 +162,7 @@ func Compile(path string, f *File, known map[catalogue.Kind]bool) (*Signature, e
 	if len(c.errs) == 0 {
 		c.compileMatch(s)
 		c.outputs(s)
+		trackMembers(s, f)
 	}
 	if len(c.errs) > 0 {
 		for _, e := range c.errs {

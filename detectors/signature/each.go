@@ -1,7 +1,9 @@
 package signature
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"cel.dev/cel-go/cel"
@@ -104,6 +106,9 @@ func (d *detector) eachAdd(in *instance, i int, v string, e Event) {
 // eachStart records the signals and members of a count step that was just
 // met, from what it counted.
 func (d *detector) eachStart(in *instance, st step, b *Burst) {
+	if !st.count.track {
+		return
+	}
 	for _, c := range in.Counted {
 		if len(b.Signals) < maxValues {
 			b.Signals = append(b.Signals, c.Event)
@@ -119,6 +124,10 @@ func (d *detector) eachStart(in *instance, st step, b *Burst) {
 // re-decides the emits of the met steps: the burst they read grew.
 func (d *detector) eachJoin(in *instance, i int, e *Event, emit detectors.Emit) {
 	st := d.sig.match.steps[i]
+	if !st.count.track {
+		d.reemit(in)
+		return
+	}
 	b := &in.Bound[i].Burst
 	if len(b.Signals) < maxValues {
 		b.Signals = append(b.Signals, owned(e))
@@ -138,11 +147,14 @@ func (d *detector) eachJoin(in *instance, i int, e *Event, emit detectors.Emit) 
 // read changed: a severity only rises (escalation), a confidence given
 // by an expression follows it.
 func (d *detector) reemit(in *instance) {
-	if !in.Emitted {
+	steps := d.sig.match.steps[:min(in.Step, len(d.sig.match.steps))]
+	if !in.Emitted || !slices.ContainsFunc(steps, func(st step) bool {
+		return st.emit != nil && (st.emit.severity.prg != nil || st.emit.confidence.prg != nil)
+	}) {
 		return
 	}
 	act := d.activation(in, nil)
-	for _, st := range d.sig.match.steps[:min(in.Step, len(d.sig.match.steps))] {
+	for _, st := range steps {
 		if st.emit == nil {
 			continue
 		}
@@ -342,4 +354,50 @@ func (c *compiler) entityProgram(env *cel.Env, src Expr, want *cel.Type, what st
 		return nil
 	}
 	return prg
+}
+
+// trackMembers decides which count steps keep their signals and members:
+// those with each, and those an expression reads them of. Keeping them
+// costs a copy of every counted signal, which a dense count (pipeline or
+// election churn) would pay for nothing.
+func trackMembers(s *Signature, f *File) {
+	var srcs []string
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Struct:
+			if x, ok := v.Interface().(Expr); ok {
+				srcs = append(srcs, x.Src)
+				return
+			}
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Map:
+			for it := v.MapRange(); it.Next(); {
+				walk(it.Value())
+			}
+		}
+	}
+	walk(reflect.ValueOf(f).Elem())
+	for i := range s.match.steps {
+		c := s.match.steps[i].count
+		if c == nil {
+			continue
+		}
+		name := s.match.steps[i].name
+		c.track = c.each != nil || slices.ContainsFunc(srcs, func(src string) bool {
+			return strings.Contains(src, name+".signals") || strings.Contains(src, name+".members")
+		})
+	}
 }
