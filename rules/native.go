@@ -115,7 +115,7 @@ func pauseRule() Rule {
 			"remediation": "Run `ozdoctor analyze` on the SCM and datanode logs of the last hour (or `ozdoctor explain HDDS-17519`). " +
 				"Check `ozone admin datanode list --node-state STALE` / `--node-state DEAD` (should be empty again), " +
 				"`ozone admin pipeline list --state OPEN`, and the SCM's GC logs or hypervisor events at the time of the failed scrapes.",
-			"runbook_url": DefaultOptions().RunbookBase + "detectors/pausestale/doc.go",
+			"runbook_url": DefaultOptions().RunbookBase + "signatures/scm-pause-stale-nodes/scm-pause-stale-nodes.yaml",
 		},
 		Panels: []Panel{
 			{Title: "SCM stale and dead datanodes", Expr: `scm_node_manager_in_service_stale_nodes`, Legend: "stale {{hostname}}"},

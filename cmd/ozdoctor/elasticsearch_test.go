@@ -51,7 +51,7 @@ func standInWith(t *testing.T, path string, index func(cluster string) string, c
 }
 
 // `analyze --es.url` over a bundle stored as ECS documents reports what
-// `analyze` on the bundle reports: here pausestale's terminate-L6 case (see
+// `analyze` on the bundle reports: here scm-terminated-after-pause's terminate-L6 case (see
 // TestAnalyzeSeveralClusters); TestAnalyzeFromElasticsearchTheSample (tag
 // e2e) stores the sample.
 func TestAnalyzeFromElasticsearch(t *testing.T) {
@@ -59,14 +59,14 @@ func TestAnalyzeFromElasticsearch(t *testing.T) {
 	checkAnalyzeFromElasticsearch(t, terminateL6(t), 2)
 }
 
-// terminateL6 renders the bundle of pausestale's terminate-L6 case: 6 hosts
-// over 90 minutes (layout L6, rotated, clock offsets), an SCM that
-// terminated after a pause, two findings of two detectors (a Go one and a
-// signature).
+// terminateL6 renders the bundle of scm-terminated-after-pause's
+// terminate-L6 case: 6 hosts over 90 minutes (layout L6, rotated, clock
+// offsets), an SCM that terminated after a pause, two findings of two
+// signatures.
 func terminateL6(t *testing.T) string {
 	t.Helper()
 	bundle := filepath.Join(t.TempDir(), "bundle")
-	if _, err := detectortest.BuildFile("../../detectors/pausestale/testdata/terminate-L6.txtar", bundle); err != nil {
+	if _, err := detectortest.BuildFile("../../signatures/scm-terminated-after-pause/testdata/terminate-L6.txtar", bundle); err != nil {
 		t.Fatal(err)
 	}
 	return bundle
@@ -145,7 +145,7 @@ func TestAnalyzeBundleWritesFindingsToElasticsearch(t *testing.T) {
 // One run analyses several clusters of one index, each with its own engine:
 // a bundle stored as two clusters gives each the bundle's findings, a
 // cluster without documents gets an empty report, and --output with
-// {cluster} writes a page per cluster. The bundle is pausestale's
+// {cluster} writes a page per cluster. The bundle is scm-terminated-after-pause's
 // terminate-L6 case (terminateL6); TestAnalyzeSeveralClustersOfTheSample
 // (tag e2e) stores the sample, whose silences take five times the
 // searches.

@@ -101,7 +101,7 @@ func TestAnalyzeOptions(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.log")
 	for _, c := range []struct{ opt, want string }{
 		{"nosuch=1", "option nosuch: no detector has this option"},
-		{"pausestale.nosuch=1", `detector pausestale has no option "nosuch"`},
+		{"divisionclosing.nosuch=1", `detector divisionclosing has no option "nosuch"`},
 		{"scm-pause-stale-nodes.min_burst_nodes=0", "option scm-pause-stale-nodes.min_burst_nodes: want an integer ≥ 1"},
 		{"divisionclosing.stuck-after=soon", "option divisionclosing.stuck-after: want a duration"},
 		{"no-equals", "is not KEY=VALUE"},
@@ -180,11 +180,11 @@ func TestExplainAndList(t *testing.T) {
 	if code, _, _ := runCLI(t, "explain", "HDDS-1"); code != exitUsage {
 		t.Errorf("unknown detector: exit %d", code)
 	}
-	// By package name, with the detector's options.
-	code, out, _ = runCLI(t, "explain", "pausestale")
+	// By name, with the detector's options (a built-in signature's).
+	code, out, _ = runCLI(t, "explain", "scm-pause-stale-nodes")
 	if code != 0 || !strings.Contains(out, "HDDS-17519") ||
 		!strings.Contains(out, "scm-pause-stale-nodes.min_burst_nodes (integer, default 2, at least 1)") {
-		t.Errorf("explain pausestale: %d\n%s", code, out)
+		t.Errorf("explain scm-pause-stale-nodes: %d\n%s", code, out)
 	}
 }
 

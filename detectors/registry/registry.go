@@ -11,7 +11,6 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors/bootstrapexit"
 	"github.com/ozdoctor/ozdoctor/detectors/divisionclosing"
 	"github.com/ozdoctor/ozdoctor/detectors/olddatanode"
-	"github.com/ozdoctor/ozdoctor/detectors/pausestale"
 	"github.com/ozdoctor/ozdoctor/detectors/quasiclosedelete"
 	"github.com/ozdoctor/ozdoctor/detectors/signature"
 	"github.com/ozdoctor/ozdoctor/signatures"
@@ -20,7 +19,6 @@ import (
 // Go returns the registrations of the detectors written in Go.
 func Go() []detectors.Registration {
 	return []detectors.Registration{
-		pausestale.Registration,
 		olddatanode.Registration,
 		quasiclosedelete.Registration,
 		divisionclosing.Registration,

@@ -68,6 +68,7 @@ type named struct {
 
 type match struct {
 	by      cel.Program // nil: one instance per signature at a time
+	key     cel.Program // nil: the join key and the start (key.go)
 	horizon durationExpr
 	skew    durationExpr
 	maxOpen int
@@ -98,6 +99,8 @@ type alt struct {
 type count struct {
 	min      cel.Program // int
 	distinct cel.Program // string; nil: every signal counts
+	each     *each       // nil: no follow-up per member (each.go)
+	track    bool        // keep signals and members: each, or an expression reads them (each.go)
 }
 
 type emit struct {
@@ -108,6 +111,7 @@ type emit struct {
 type cond struct {
 	alts  []alt
 	quiet durationExpr
+	after int // resolve's quiet counts once this many steps are met (after.go)
 }
 
 type entityProgs struct {
@@ -158,6 +162,7 @@ func Compile(path string, f *File, known map[catalogue.Kind]bool) (*Signature, e
 	if len(c.errs) == 0 {
 		c.compileMatch(s)
 		c.outputs(s)
+		trackMembers(s, f)
 	}
 	if len(c.errs) > 0 {
 		for _, e := range c.errs {
@@ -373,7 +378,7 @@ func (c *compiler) paramsAndWindows(s *Signature) {
 		if ast != nil {
 			s.windows = append(s.windows, window{name: w.Name, ast: ast, opts: slices.Clone(c.base)})
 		}
-		c.base = append(c.base, cel.Variable("windows."+w.Name, cel.DurationType))
+		c.base = append(c.base, cel.Variable("windows."+w.Name, cel.DurationType), cel.Variable("sources."+w.Name, cel.StringType))
 	}
 }
 
@@ -386,10 +391,12 @@ var typesEnv = sync.OnceValues(func() (*cel.Env, error) {
 	return cel.NewEnv(
 		ext.NativeTypes(reflect.TypeFor[Event](), reflect.TypeFor[Burst](), ext.ParseStructTag("json")),
 		ext.Strings(),
+		ext.Lists(), // sort, flatten, distinct, ... (each.go: lists of members)
 		cel.Function("human", cel.Overload("human_duration", []*cel.Type{cel.DurationType}, cel.StringType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(Human(v.Value().(time.Duration))) }))),
 		cel.Function("stamp", cel.Overload("stamp_timestamp", []*cel.Type{cel.TimestampType}, cel.StringType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(detectors.Stamp(v.Value().(time.Time).UTC())) }))),
+		millisFn,
 	)
 })
 
@@ -553,6 +560,7 @@ func (c *compiler) compileMatch(s *Signature) {
 			if st.Count.Distinct.Set() {
 				cs.count.distinct = c.program(env, st.Count.Distinct, cel.StringType, "step "+st.Name+" count.distinct")
 			}
+			cs.count.each = c.each(s.match.steps, st, cs.count.distinct)
 		}
 		if st.Emit != nil {
 			bound := append(slices.Clone(s.match.steps), cs)
@@ -560,6 +568,7 @@ func (c *compiler) compileMatch(s *Signature) {
 		}
 		s.match.steps = append(s.match.steps, cs)
 	}
+	c.compileKey(s)
 	if !slices.ContainsFunc(s.match.steps, func(st step) bool { return st.emit != nil }) {
 		c.errorf(m.Pos, "match: no step emits a finding (add emit: {severity: warning} to the step that decides)")
 	}
@@ -581,6 +590,9 @@ func (c *compiler) compileMatch(s *Signature) {
 		if m.Until.Quiet.Set() {
 			c.errorf(m.Until.Pos, "until: quiet belongs to resolve")
 		}
+		if m.Until.After != "" {
+			c.errorf(m.Until.Pos, "until: after belongs to resolve")
+		}
 		s.match.until = &cond{alts: c.alts(envAll, []Alt{{On: m.Until.On, Where: m.Until.Where, By: m.Until.By, Pos: m.Until.Pos}}, "until")}
 	}
 	if r := m.Resolve; r != nil {
@@ -591,6 +603,7 @@ func (c *compiler) compileMatch(s *Signature) {
 		if r.Quiet.Set() {
 			s.match.resolve.quiet = c.duration(r.Quiet, "resolve.quiet")
 		}
+		c.compileAfter(s, r)
 		if len(r.On) == 0 && !r.Quiet.Set() {
 			c.errorf(r.Pos, "resolve: give on (a signal that ends the problem) or quiet (how long without a signal)")
 		}
@@ -671,7 +684,7 @@ func (c *compiler) outputs(s *Signature) {
 	progs := func(xs []Expr, want *cel.Type, what string) []cel.Program {
 		var out []cel.Program
 		for _, x := range xs {
-			if p := c.program(env, x, want, "entities."+what); p != nil {
+			if p := c.entityProgram(env, x, want, "entities."+what); p != nil {
 				out = append(out, p)
 			}
 		}
@@ -693,6 +706,9 @@ func (c *compiler) outputs(s *Signature) {
 	for _, st := range append(slices.Clone(s.match.steps), s.match.corroborate...) {
 		for _, a := range st.alts {
 			s.doc.Kinds = appendKinds(s.doc.Kinds, a.kinds)
+		}
+		if st.count != nil && st.count.each != nil {
+			s.doc.Kinds = appendKinds(s.doc.Kinds, st.count.each.alts[0].kinds)
 		}
 	}
 	for _, cd := range []*cond{s.match.until, s.match.resolve} {

@@ -54,7 +54,7 @@ func TestErrorsNamePlaceAndCause(t *testing.T) {
 		name, from, to, want string
 	}{
 		{"yaml syntax", "  by: e.host\n", "  by: [e.host\n", "sig.yaml:"},
-		{"unknown key", "  max_open: 10\n", "  max_open: 10\n  max_opne: 3\n", `sig.yaml:18:3: unknown key "max_opne" in match (known: by, horizon, max_open, skew, steps, until, resolve, corroborate)`},
+		{"unknown key", "  max_open: 10\n", "  max_open: 10\n  max_opne: 3\n", `sig.yaml:18:3: unknown key "max_opne" in match (known: by, key, horizon, max_open, skew, steps, until, resolve, corroborate)`},
 		{"unknown top key", "title: A test signature\n", "title: A test signature\ntitel: x\n", `sig.yaml:5:1: unknown key "titel" in the signature`},
 		{"unknown major version", "signature: v1\n", "signature: v2\n", `sig.yaml:1:12: unknown signature format "v2" (this ozdoctor reads v1)`},
 		{"unknown signal kind", "      on: test_volume_failed\n", "      on: test_volume_faild\n", `sig.yaml:19:7: step failed: unknown signal kind "test_volume_faild"`},

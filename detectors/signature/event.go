@@ -63,6 +63,12 @@ type Burst struct {
 	Distinct int      `json:"distinct" doc:"distinct values of the step's distinct expression"`
 	Values   []string `json:"values" doc:"those distinct values, in order of first appearance"`
 	Hosts    []string `json:"hosts" doc:"hosts that logged the counted signals, in order of first appearance"`
+	// Set by count steps with distinct, and by each (each.go).
+	Signals   []Event       `json:"signals" doc:"the signals counted, in order (at most 1024)"`
+	Members   []Event       `json:"members" doc:"with distinct: the latest counted signal of each distinct value (a member); with each, of those that met their follow-up or still may"`
+	Missed    []Event       `json:"missed" doc:"with each: the latest counted signal of every member whose follow-up window passed without it"`
+	Returned  int           `json:"returned" doc:"with each: members that met their follow-up"`
+	MaxReturn time.Duration `json:"max_return" doc:"with each: the longest time from a member's latest counted signal to its follow-up"`
 }
 
 // eventOf builds the view of s.

@@ -74,6 +74,7 @@ type SignalDef struct {
 // Match is how the problem is recognised: a sequence of steps per join key.
 type Match struct {
 	By      Expr   `yaml:"by"`
+	Key     Expr   `yaml:"key"` // the findings' keys (key.go); default: join key and start
 	Horizon Expr   `yaml:"horizon"`
 	MaxOpen int    `yaml:"max_open"`
 	Skew    Expr   `yaml:"skew"`
@@ -116,6 +117,8 @@ type Alt struct {
 type Count struct {
 	Min      Expr `yaml:"min"`
 	Distinct Expr `yaml:"distinct"`
+
+	Each *Each `yaml:"each"` // a follow-up every member must meet (each.go)
 }
 
 // Emit reports the finding when its step is met, or raises its severity.
@@ -133,6 +136,8 @@ type Cond struct {
 	By    Expr  `yaml:"by"`
 	Quiet Expr  `yaml:"quiet"`
 	Pos   Pos   `yaml:"-"`
+
+	After string `yaml:"after"` // resolve only: quiet counts once this step is met (after.go)
 }
 
 // Corroboration is a signal that confirms an instance of its key, seen

@@ -70,6 +70,7 @@ type instance struct {
 	Confidence detectors.Confidence
 	Evidence   detectors.EvidenceLog
 	Confirmed  []confirmed // corroborations taken, the first of each
+	Each       []member    // members of count steps with each (each.go)
 }
 
 type binding struct {
@@ -152,8 +153,10 @@ func (d *detector) refresh() error {
 	}
 	d.gen = d.env.Settings.Generation()
 	cfg := d.env.Settings
+	src := "" // where the window being evaluated read its setting (source.go)
 	setting := cel.Function("setting", cel.Overload("setting_string_duration", []*cel.Type{cel.StringType, cel.DurationType}, cel.DurationType,
 		cel.BinaryBinding(func(k, def ref.Val) ref.Val {
+			src = settingSource(cfg, string(k.(types.String)))
 			return types.Duration{Duration: settingDuration(cfg, string(k.(types.String)), def.(types.Duration).Duration)}
 		})))
 	for _, w := range d.sig.windows {
@@ -170,6 +173,7 @@ func (d *detector) refresh() error {
 			return fmt.Errorf("%s: window %s: %w", d.sig.ID, w.name, err)
 		}
 		d.vars["windows."+w.name] = out.Value().(time.Duration)
+		d.vars["sources."+w.name], src = src, ""
 	}
 	act, err := interpreter.NewActivation(d.vars)
 	if err != nil {
@@ -452,6 +456,9 @@ func (d *detector) feed(in *instance, e *Event, ev detectors.Evidence, emit dete
 			return
 		}
 	}
+	if d.eachFollow(in, e, ev, emit) {
+		return
+	}
 	if in.Step < len(m.steps) && d.current(in, e, ev, emit) {
 		return
 	}
@@ -467,6 +474,7 @@ func (d *detector) feed(in *instance, e *Event, ev detectors.Evidence, emit dete
 			in.Last = e.Time
 			if st.count != nil {
 				d.recount(&in.Bound[i].Burst, st, in, e)
+				d.eachJoin(in, i, e, emit)
 			}
 			d.update(in, emit)
 			return
@@ -560,6 +568,7 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 	if int64(b.Distinct) < minN {
 		return Burst{}, false
 	}
+	d.eachStart(in, st, &b)
 	in.Counted = nil
 	return b, true
 }
@@ -708,10 +717,10 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 				d.fail(in, at, steps[in.Step].name+" did not come within "+Human(d.withins[in.Step]), emit)
 			}
 		}
-		if in.Closed {
+		if in.Closed || d.eachSettle(in, now, emit) {
 			continue
 		}
-		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() && now.Sub(in.Last) > d.quiet {
+		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() && now.Sub(in.Last) > d.quiet && d.quietCounts(in) {
 			d.resolve(in, emit)
 			continue
 		}
@@ -743,7 +752,8 @@ func (d *detector) Quiet(now time.Time) time.Time {
 		if !in.Deadline.IsZero() {
 			q = detectors.Earliest(q, in.Deadline)
 		}
-		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() {
+		q = d.eachQuiet(in, q)
+		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() && d.quietCounts(in) {
 			q = detectors.Earliest(q, in.Last.Add(d.quiet))
 		}
 		if d.horizon > 0 && !in.Last.IsZero() {
@@ -810,6 +820,9 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 		}
 	}
 	f.Key += "/" + in.Start.UTC().Format("20060102T150405Z")
+	if k := d.findingKey(act); k != "" {
+		f.Key = k
+	}
 	en := d.sig.entities
 	for _, p := range en.hosts {
 		f.Entities.Hosts = appendStrings(f.Entities.Hosts, p, act)
@@ -825,14 +838,23 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 	}
 	for _, p := range en.containers {
 		if out, _, err := p.Eval(act); err == nil {
-			if n, ok := out.Value().(int64); ok && n > 0 && !slices.Contains(f.Entities.Containers, uint64(n)) {
-				f.Entities.Containers = append(f.Entities.Containers, uint64(n))
+			for _, v := range entityValues(out) {
+				if n, ok := v.(int64); ok && n > 0 && !slices.Contains(f.Entities.Containers, uint64(n)) {
+					f.Entities.Containers = append(f.Entities.Containers, uint64(n))
+				}
 			}
 		}
 	}
 	for _, p := range en.datanodes {
 		if out, _, err := p.Eval(act); err == nil {
-			if dn, ok := out.Value().(*Datanode); ok {
+			for _, v := range entityValues(out) {
+				dn, ok := v.(*Datanode)
+				if x, isValue := v.(Datanode); isValue {
+					dn, ok = &x, true
+				}
+				if !ok {
+					continue
+				}
 				c := d.env.Identity.Complete(catalogue.Datanode{UUID: dn.UUID, Host: dn.Host, IP: dn.IP})
 				if !c.IsZero() && !slices.Contains(f.Entities.Datanodes, c) {
 					f.Entities.Datanodes = append(f.Entities.Datanodes, c)
@@ -878,8 +900,10 @@ func appendStrings(dst []string, p cel.Program, act interpreter.Activation) []st
 	if err != nil {
 		return dst
 	}
-	if s, ok := out.Value().(string); ok && s != "" && !slices.Contains(dst, s) {
-		dst = append(dst, s)
+	for _, v := range entityValues(out) {
+		if s, ok := v.(string); ok && s != "" && !slices.Contains(dst, s) {
+			dst = append(dst, s)
+		}
 	}
 	return dst
 }
