@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/detectors/snapshot"
+	"github.com/ozdoctor/ozdoctor/internal/snapshot"
 	"github.com/ozdoctor/ozdoctor/parsers/site"
 )
 

@@ -10,7 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/detectors/diskstore"
+	"github.com/ozdoctor/ozdoctor/internal/diskstore"
 	"github.com/ozdoctor/ozdoctor/parsers"
 )
 

@@ -25,13 +25,12 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/internal/atomicfile"
 	"github.com/ozdoctor/ozdoctor/internal/stream"
-	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/tail"
 	"github.com/ozdoctor/ozdoctor/sinks"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
-	"github.com/ozdoctor/ozdoctor/sinks/atomicfile"
 	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 	"github.com/ozdoctor/ozdoctor/sinks/metrics"
 )
@@ -181,7 +180,7 @@ func New(cfg Config) (*Daemon, error) {
 	opt := cfg.Pipeline
 	opt.Subscribe = d.observe
 	opt.NoReport = true // its sinks take transitions; /, /alerts and checkpoints read the engine
-	var positions []parsers.Position
+	var positions []stream.Position
 	data, err := os.ReadFile(filepath.Join(cfg.StateDir, checkpointFile))
 	switch {
 	case cfg.StateDir != "" && err == nil:
@@ -398,9 +397,9 @@ func (d *Daemon) checkpoint(now time.Time) error {
 // for a file whose last record is still open, the position of its first
 // line, so that a restart reads it again whole.
 func (d *Daemon) writeCheckpoint() error {
-	var positions []parsers.Position
+	var positions []stream.Position
 	if d.es != nil {
-		positions = []parsers.Position{d.es.position()}
+		positions = []stream.Position{d.es.position()}
 	} else {
 		positions = d.tailer.Positions()
 		for i, p := range positions {

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/detectors/snapshot"
+	"github.com/ozdoctor/ozdoctor/internal/snapshot"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 )

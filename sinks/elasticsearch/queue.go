@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/sinks/atomicfile"
+	"github.com/ozdoctor/ozdoctor/internal/atomicfile"
 )
 
 // QueueConfig configures a Queue. Zero values take the defaults.
