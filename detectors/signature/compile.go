@@ -93,6 +93,7 @@ type alt struct {
 	where      cel.Program // nil: every signal of the kinds
 	by         cel.Program // nil: the match's
 	confidence valueExpr
+	follow     *follow // nil: the signal alone (pairing.go)
 }
 
 type count struct {
@@ -524,12 +525,15 @@ func (c *compiler) compileMatch(s *Signature) {
 			if len(alts) > 0 {
 				c.errorf(st.Pos, "step %s: give on/where or any_of, not both", st.Name)
 			}
-			alts = []Alt{{On: st.On, Where: st.Where, By: st.By, Pos: st.Pos}}
+			alts = []Alt{{On: st.On, Where: st.Where, By: st.By, Pos: st.Pos, FollowedBy: st.FollowedBy}}
 		} else if st.By.Set() {
 			c.errorf(st.Pos, "step %s: by belongs to on/where or to each any_of alternative", st.Name)
 		}
 		if len(alts) == 0 {
 			c.errorf(st.Pos, "step %s: missing on (the signal kinds it matches)", st.Name)
+		}
+		if st.FollowedBy != nil && len(st.On) == 0 {
+			c.errorf(st.Pos, "step %s: followed_by belongs to on/where or to each any_of alternative", st.Name)
 		}
 		cs.alts = c.alts(env, alts, "step "+st.Name)
 		if st.Within.Set() {
@@ -617,6 +621,7 @@ func (c *compiler) alts(env *cel.Env, alts []Alt, what string) []alt {
 			ca.by = c.program(env, a.By, cel.StringType, what+" by")
 		}
 		ca.confidence = c.value(env, a.Confidence, what+" confidence", confidences)
+		ca.follow = c.compileFollow(a.FollowedBy, what)
 		out = append(out, ca)
 	}
 	return out
@@ -690,6 +695,7 @@ func (c *compiler) outputs(s *Signature) {
 			s.facts = append(s.facts, named{name: f.Name, prg: p})
 		}
 	}
+	s.doc.Kinds = appendKinds(s.doc.Kinds, s.followKinds())
 	for _, st := range append(slices.Clone(s.match.steps), s.match.corroborate...) {
 		for _, a := range st.alts {
 			s.doc.Kinds = appendKinds(s.doc.Kinds, a.kinds)

@@ -100,6 +100,8 @@ type Step struct {
 	Absent bool   `yaml:"absent"`
 	Emit   *Emit  `yaml:"emit"`
 	Pos    Pos    `yaml:"-"`
+
+	FollowedBy *FollowedBy `yaml:"followed_by"` // pairing.go
 }
 
 // Alt is one alternative of an any_of step.
@@ -109,6 +111,8 @@ type Alt struct {
 	By         Expr  `yaml:"by"`
 	Confidence Expr  `yaml:"confidence"`
 	Pos        Pos   `yaml:"-"`
+
+	FollowedBy *FollowedBy `yaml:"followed_by"` // pairing.go
 }
 
 // Count makes a step count matching signals: it is met when min of them

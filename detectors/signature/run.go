@@ -51,6 +51,8 @@ type detector struct {
 	Evicted int64
 	Recent  []recent // signals a later step may still take (skew)
 	Seen    []seen   // the latest corroborating signal per corroboration and key
+	Held    []held   // signals waiting for their followed_by (pairing.go)
+	paired  bool     `state:"-"` // the signal observed is a released pair
 }
 
 // instance is one partial or complete match, for one join key.
@@ -146,6 +148,7 @@ func optionDefault(doc detectors.Doc, name string) string {
 func (d *detector) refresh() error {
 	if d.Hash != d.sig.Hash { // restored from a checkpoint of another version of the signature
 		d.Hash, d.Open, d.Recent = d.sig.Hash, nil, nil
+		d.Held = nil
 	}
 	if g := d.env.Settings.Generation(); g == d.gen {
 		return nil
@@ -230,7 +233,7 @@ func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
 func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bool) {
 	var act interpreter.Activation
 	for i, a := range alts {
-		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) {
+		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) || (a.follow != nil) != d.paired {
 			continue
 		}
 		if act == nil {
@@ -287,6 +290,23 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	}
 	e := eventOf(s) // shares the signal's maps and slices: owned copies what is kept
 	ev := detectors.EvidenceOf(s)
+	if d.Held != nil {
+		d.expireHeld(e.Time)
+		for _, h := range d.release(e, ev) {
+			d.paired = true
+			d.observe(&h.Event, h.Evidence, emit)
+			d.paired = false
+		}
+	}
+	d.observe(e, ev, emit)
+	if _, ok := d.waits(catalogue.Kind(e.Kind)); ok {
+		d.hold(e, ev)
+	}
+}
+
+// observe feeds one signal (or a released pair) to the open instances,
+// then starts one.
+func (d *detector) observe(e *Event, ev detectors.Evidence, emit detectors.Emit) {
 	if slices.ContainsFunc(d.Open, func(in *instance) bool { return !in.Closed }) {
 		keys, all := d.keysOf(e)
 		for _, in := range d.Open {
@@ -305,6 +325,10 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 			}
 		}
 		d.current(in, e, ev, emit) // the signal that opens it is no until or resolve of its own
+	}
+	if d.paired {
+		d.compact()
+		return
 	}
 	d.corroborate(e, ev, emit)
 	if d.skew > 0 && d.laterKind(catalogue.Kind(e.Kind)) {
@@ -724,6 +748,7 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	if d.horizon > 0 {
 		d.Seen = slices.DeleteFunc(d.Seen, func(sn seen) bool { return !sn.Event.Time.IsZero() && now.Sub(sn.Event.Time) > d.horizon })
 	}
+	d.expireHeld(now)
 	if d.skew > 0 {
 		from := now.Add(-d.skew)
 		d.Recent = slices.DeleteFunc(d.Recent, func(r recent) bool { return r.Event.Time.Before(from) })
@@ -760,7 +785,7 @@ func (d *detector) Quiet(now time.Time) time.Time {
 			q = detectors.Earliest(q, sn.Event.Time.Add(d.horizon))
 		}
 	}
-	return q
+	return d.heldDeadline(q)
 }
 
 // Flush reports the open findings as they stand at the end of the input.
@@ -790,6 +815,7 @@ func (d *detector) StateStats() []detectors.StateStat {
 		{Name: "open", Entries: len(d.Open), Limit: d.sig.match.maxOpen, Evicted: d.Evicted},
 		{Name: "recent", Entries: len(d.Recent), Limit: maxRecent},
 		{Name: "corroborations", Entries: len(d.Seen), Limit: d.sig.match.maxOpen},
+		{Name: "held for followed_by", Entries: len(d.Held), Limit: maxRecent},
 	}
 }
 
