@@ -99,6 +99,7 @@ type alt struct {
 type count struct {
 	min      cel.Program // int
 	distinct cel.Program // string; nil: every signal counts
+	per      cel.Program // string; nil: min counts all (counting.go)
 }
 
 type emit struct {
@@ -387,6 +388,7 @@ var typesEnv = sync.OnceValues(func() (*cel.Env, error) {
 	return cel.NewEnv(
 		ext.NativeTypes(reflect.TypeFor[Event](), reflect.TypeFor[Burst](), ext.ParseStructTag("json")),
 		ext.Strings(),
+		ext.Lists(),
 		cel.Function("human", cel.Overload("human_duration", []*cel.Type{cel.DurationType}, cel.StringType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(Human(v.Value().(time.Duration))) }))),
 		cel.Function("stamp", cel.Overload("stamp_timestamp", []*cel.Type{cel.TimestampType}, cel.StringType,
@@ -557,10 +559,11 @@ func (c *compiler) compileMatch(s *Signature) {
 			if st.Count.Distinct.Set() {
 				cs.count.distinct = c.program(env, st.Count.Distinct, cel.StringType, "step "+st.Name+" count.distinct")
 			}
+			c.compilePer(cs.count, st, env)
 		}
 		if st.Emit != nil {
 			bound := append(slices.Clone(s.match.steps), cs)
-			cs.emit = c.emit(c.env(bound, false), st.Emit, "step "+st.Name+" emit")
+			cs.emit = c.emit(c.withCorroborations(c.env(bound, false)), st.Emit, "step "+st.Name+" emit")
 		}
 		s.match.steps = append(s.match.steps, cs)
 	}

@@ -120,6 +120,7 @@ type Alt struct {
 type Count struct {
 	Min      Expr `yaml:"min"`
 	Distinct Expr `yaml:"distinct"`
+	Per      Expr `yaml:"per"` // counting.go
 }
 
 // Emit reports the finding when its step is met, or raises its severity.

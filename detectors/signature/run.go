@@ -84,6 +84,7 @@ type counted struct {
 	Time  time.Time
 	Value string
 	Event Event
+	Per   string `json:",omitempty"` // count.per's value (counting.go)
 }
 
 type recent struct {
@@ -491,6 +492,7 @@ func (d *detector) feed(in *instance, e *Event, ev detectors.Evidence, emit dete
 			in.Last = e.Time
 			if st.count != nil {
 				d.recount(&in.Bound[i].Burst, st, in, e)
+				d.regrade(in, st)
 			}
 			d.update(in, emit)
 			return
@@ -553,7 +555,7 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 		}
 		value, _ = out.Value().(string)
 	}
-	in.Counted = append(in.Counted, counted{Time: e.Time, Value: value, Event: owned(e)})
+	in.Counted = append(in.Counted, counted{Time: e.Time, Value: value, Event: owned(e), Per: d.perValue(st, act)})
 	if in.Step == 0 { // a first step counts in a window sliding with the signals
 		w := d.withins[0]
 		in.Counted = slices.DeleteFunc(in.Counted, func(c counted) bool { return e.Time.Sub(c.Time) > w })
@@ -581,7 +583,12 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 			b.Hosts = append(b.Hosts, c.Event.Host)
 		}
 	}
-	if int64(b.Distinct) < minN {
+	if st.count.per != nil {
+		b.Per = perCounts(in.Counted)
+		if !perMet(b.Per, minN) {
+			return Burst{}, false
+		}
+	} else if int64(b.Distinct) < minN {
 		return Burst{}, false
 	}
 	in.Counted = nil
@@ -605,6 +612,7 @@ func (d *detector) recount(b *Burst, st step, in *instance, e *Event) {
 	if len(b.Hosts) < maxValues && !slices.Contains(b.Hosts, e.Host) {
 		b.Hosts = append(b.Hosts, e.Host)
 	}
+	d.recountPer(b, st, in, e)
 }
 
 // met binds the current step and moves to the next.
@@ -640,7 +648,7 @@ func (d *detector) met(in *instance, b binding, at time.Time, emit detectors.Emi
 }
 
 func (d *detector) emitStep(in *instance, st step, b binding, emit detectors.Emit) {
-	act := d.activation(in, nil)
+	act := d.emitActivation(in)
 	if sev := d.value(st.emit.severity, act); sev != "" {
 		if v, err := detectors.ParseSeverity(sev); err == nil && v > in.Severity {
 			in.Severity = v
