@@ -86,6 +86,7 @@ type step struct {
 	count  *count
 	absent bool
 	emit   *emit
+	anyKey bool // a corroboration of every instance (corroborate_any.go)
 }
 
 type alt struct {
@@ -581,7 +582,7 @@ func (c *compiler) compileMatch(s *Signature) {
 		if slices.Contains(co.On, string(catalogue.MetricSample)) && len(c.file.Metrics) == 0 {
 			c.errorf(co.Pos, "corroborate %s: on metric_sample needs the metric names under metrics: (only those are read from /prom)", co.Name)
 		}
-		s.match.corroborate = append(s.match.corroborate, step{name: co.Name, alts: alts})
+		s.match.corroborate = append(s.match.corroborate, c.anyKey(co, step{name: co.Name, alts: alts}))
 	}
 	envAll := c.env(s.match.steps, true)
 	if m.Until != nil {

@@ -150,6 +150,8 @@ type Corroboration struct {
 	By         Expr   `yaml:"by"`
 	Confidence Expr   `yaml:"confidence"`
 	Pos        Pos    `yaml:"-"`
+
+	AnyKey bool `yaml:"any_key"` // corroborate_any.go
 }
 
 // EntityExprs are the expressions that fill a finding's entities.

@@ -321,7 +321,7 @@ func (d *detector) observe(e *Event, ev detectors.Evidence, emit detectors.Emit)
 		in := &instance{Key: key, Start: e.Time, Last: e.Time}
 		d.add(in)
 		for _, sn := range d.Seen {
-			if sn.Key == key && (sn.Event.Time.IsZero() || !sn.Event.Time.Before(e.Time.Add(-d.horizon))) {
+			if (sn.Key == key || d.sig.match.corroborate[sn.Index].anyKey) && (sn.Event.Time.IsZero() || !sn.Event.Time.Before(e.Time.Add(-d.horizon))) {
 				d.confirm(in, sn.Index, &sn.Event, sn.Evidence)
 			}
 		}
@@ -348,7 +348,7 @@ func (d *detector) corroborate(e *Event, ev detectors.Evidence, emit detectors.E
 		if _, key, ok := d.matchAlt(co.alts, nil, e); ok {
 			d.keep(seen{Index: i, Key: key, Event: owned(e), Evidence: ev})
 			for _, in := range d.Open {
-				if !in.Closed && in.Key == key && d.confirm(in, i, e, ev) {
+				if !in.Closed && (in.Key == key || co.anyKey) && d.confirm(in, i, e, ev) {
 					d.update(in, emit)
 				}
 			}
