@@ -108,14 +108,14 @@ keys named like the flags).
 // helpWidth is the widest line of the root command's help.
 const helpWidth = 86
 
-// knownDefects lists the defects of the Go detectors in the registry's
-// order, e.g. "HDDS-17519, HDDS-17425, ...", for the root command's help.
+// knownDefects lists the defects of the built-in detectors and signatures
+// in registry.Defects' order, e.g. "HDDS-17519, HDDS-16809, ...", for the
+// root command's help.
 func knownDefects() string {
 	var ids []string
-	for _, r := range registry.Go() {
-		if r.Doc.Defect != "" {
-			ids = append(ids, r.Doc.Defect)
-		}
+	regs, _ := registry.Defects() // the built-in signatures are tested with the repository
+	for _, r := range regs {
+		ids = append(ids, r.Doc.Defect)
 	}
 	return strings.Join(ids, ", ")
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/bootstrapexit"
 	"github.com/ozdoctor/ozdoctor/detectors/divisionclosing"
-	"github.com/ozdoctor/ozdoctor/detectors/olddatanode"
 	"github.com/ozdoctor/ozdoctor/detectors/pausestale"
 	"github.com/ozdoctor/ozdoctor/detectors/quasiclosedelete"
 	"github.com/ozdoctor/ozdoctor/detectors/signature"
@@ -21,7 +20,6 @@ import (
 func Go() []detectors.Registration {
 	return []detectors.Registration{
 		pausestale.Registration,
-		olddatanode.Registration,
 		quasiclosedelete.Registration,
 		divisionclosing.Registration,
 		bootstrapexit.Registration,
