@@ -77,6 +77,9 @@ func (d *detector) regrade(in *instance, st step) {
 	if st.emit == nil || !in.Emitted {
 		return
 	}
+	if st.emit.severity.prg == nil && (st.emit.confidence.prg == nil || in.Confidence == detectors.High) {
+		return // nothing left to raise: spare the expressions on every signal
+	}
 	act := d.emitActivation(in)
 	if sev := d.value(st.emit.severity, act); sev != "" {
 		if v, err := detectors.ParseSeverity(sev); err == nil && v > in.Severity {
