@@ -39,7 +39,9 @@ facts:
 
 func TestCountPerAndRegrade(t *testing.T) {
 	s := mustCompile(t, perSig)
-	p := func(at time.Duration, host string) catalogue.Signal { return sig(catalogue.JVMPause, at, host, parsers.ComponentSCM) }
+	p := func(at time.Duration, host string) catalogue.Signal {
+		return sig(catalogue.JVMPause, at, host, parsers.ComponentSCM)
+	}
 	fin := sig(catalogue.UpgradeFinalized, 0, "scm1", parsers.ComponentSCM)
 	for _, tc := range []struct {
 		name       string

@@ -63,7 +63,8 @@ type Burst struct {
 	Distinct int      `json:"distinct" doc:"distinct values of the step's distinct expression"`
 	Values   []string `json:"values" doc:"those distinct values, in order of first appearance"`
 	Hosts    []string `json:"hosts" doc:"hosts that logged the counted signals, in order of first appearance"`
-	Per      map[string]int `json:"per" doc:"signals counted for each value of the step's per expression (count.per)"`
+
+	Per map[string]int `json:"per" doc:"signals counted for each value of the step's per expression (count.per)"`
 }
 
 // eventOf builds the view of s.
