@@ -210,7 +210,7 @@ func olderDatanodeRule() Rule {
 			"remediation": "Upgrade the software of {{ $labels.hostname }} to the SCM's version and restart it (it re-registers and " +
 				"receives the finalize command), or decommission it: `ozone admin datanode decommission {{ $labels.hostname }}`. " +
 				"Until then treat 'Cluster: FINALIZED' in `ozone admin upgrade status` as unreliable. `ozdoctor explain HDDS-17425` has the details.",
-			"runbook_url": DefaultOptions().RunbookBase + "detectors/olddatanode/doc.go",
+			"runbook_url": signatureRunbook("old-datanode-after-finalize"),
 		},
 		Panels: []Panel{
 			{Title: "Software version by component (ZDU)", Legend: "{{component}} {{hostname}}",
@@ -268,7 +268,7 @@ func unversionedDatanodeRule() Rule {
 				"SCM logs for that very datanode.",
 			"remediation": "Check the version of {{ $labels.hostname }} (its STARTUP_MSG `version =` line, or `ozone version` there). " +
 				"Upgrade it to the SCM's release and restart it, or decommission it: `ozone admin datanode decommission {{ $labels.hostname }}`.",
-			"runbook_url": DefaultOptions().RunbookBase + "detectors/olddatanode/doc.go",
+			"runbook_url": signatureRunbook("old-datanode-after-finalize"),
 		},
 		Panels: []Panel{{Title: "Datanodes without a version gauge (ZDU)", Legend: "{{hostname}}",
 			Expr: `group by (instance, hostname) (jvm_metrics_gc_count{processname="HddsDatanode"}) unless on (instance) component_version_manager_metrics_software_version`}},

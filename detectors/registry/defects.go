@@ -6,22 +6,29 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 )
 
-// jiraKey is a defect's key as a signature's defect: names it.
+// jiraKey is a JIRA key such as HDDS-17425 (a signature's defect; a
+// problem names a condition instead).
 var jiraKey = regexp.MustCompile(`^[A-Z][A-Z0-9]*-[0-9]+$`)
 
-// Defects returns the detectors of known defects (a JIRA key, not an
-// operational problem): the Go detectors in their order, then the built-in
-// signatures with a defect: in theirs. The help and the README list them.
+// Defects returns the registrations of the built-in detectors that name a
+// known defect (a JIRA key): the Go detectors in their order, then the
+// built-in signatures with a defect, by id. The README's table of defects
+// and the root command's help list them.
 func Defects() ([]detectors.Registration, error) {
-	regs := Go()
-	sigs, err := Builtin()
-	if err != nil {
-		return regs, err
-	}
-	for _, s := range sigs {
-		if r := s.Registration(); jiraKey.MatchString(r.Doc.Defect) {
-			regs = append(regs, r)
+	var out []detectors.Registration
+	for _, r := range Go() {
+		if jiraKey.MatchString(r.Doc.Defect) {
+			out = append(out, r)
 		}
 	}
-	return regs, nil
+	sigs, err := Builtin()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sigs { // LoadFS returns them by folder, which is the id
+		if r := s.Registration(); jiraKey.MatchString(r.Doc.Defect) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -87,6 +87,7 @@ type step struct {
 	count  *count
 	absent bool
 	emit   *emit
+	anyKey bool // a corroboration of every instance (corroborate_any.go)
 }
 
 type alt struct {
@@ -94,6 +95,7 @@ type alt struct {
 	where      cel.Program // nil: every signal of the kinds
 	by         cel.Program // nil: the match's
 	confidence valueExpr
+	follow     *follow // nil: the signal alone (pairing.go)
 }
 
 type count struct {
@@ -101,6 +103,7 @@ type count struct {
 	distinct cel.Program // string; nil: every signal counts
 	each     *each       // nil: no follow-up per member (each.go)
 	track    bool        // keep signals and members: each, or an expression reads them (each.go)
+	per      cel.Program // string; nil: min counts all (counting.go)
 }
 
 type emit struct {
@@ -531,12 +534,15 @@ func (c *compiler) compileMatch(s *Signature) {
 			if len(alts) > 0 {
 				c.errorf(st.Pos, "step %s: give on/where or any_of, not both", st.Name)
 			}
-			alts = []Alt{{On: st.On, Where: st.Where, By: st.By, Pos: st.Pos}}
+			alts = []Alt{{On: st.On, Where: st.Where, By: st.By, Pos: st.Pos, FollowedBy: st.FollowedBy}}
 		} else if st.By.Set() {
 			c.errorf(st.Pos, "step %s: by belongs to on/where or to each any_of alternative", st.Name)
 		}
 		if len(alts) == 0 {
 			c.errorf(st.Pos, "step %s: missing on (the signal kinds it matches)", st.Name)
+		}
+		if st.FollowedBy != nil && len(st.On) == 0 {
+			c.errorf(st.Pos, "step %s: followed_by belongs to on/where or to each any_of alternative", st.Name)
 		}
 		cs.alts = c.alts(env, alts, "step "+st.Name)
 		if st.Within.Set() {
@@ -561,10 +567,11 @@ func (c *compiler) compileMatch(s *Signature) {
 				cs.count.distinct = c.program(env, st.Count.Distinct, cel.StringType, "step "+st.Name+" count.distinct")
 			}
 			cs.count.each = c.each(s.match.steps, st, cs.count.distinct)
+			c.compilePer(cs.count, st, env)
 		}
 		if st.Emit != nil {
 			bound := append(slices.Clone(s.match.steps), cs)
-			cs.emit = c.emit(c.env(bound, false), st.Emit, "step "+st.Name+" emit")
+			cs.emit = c.emit(c.withCorroborations(c.env(bound, false)), st.Emit, "step "+st.Name+" emit")
 		}
 		s.match.steps = append(s.match.steps, cs)
 	}
@@ -583,7 +590,7 @@ func (c *compiler) compileMatch(s *Signature) {
 		if slices.Contains(co.On, string(catalogue.MetricSample)) && len(c.file.Metrics) == 0 {
 			c.errorf(co.Pos, "corroborate %s: on metric_sample needs the metric names under metrics: (only those are read from /prom)", co.Name)
 		}
-		s.match.corroborate = append(s.match.corroborate, step{name: co.Name, alts: alts})
+		s.match.corroborate = append(s.match.corroborate, c.anyKey(co, step{name: co.Name, alts: alts}))
 	}
 	envAll := c.env(s.match.steps, true)
 	if m.Until != nil {
@@ -630,6 +637,7 @@ func (c *compiler) alts(env *cel.Env, alts []Alt, what string) []alt {
 			ca.by = c.program(env, a.By, cel.StringType, what+" by")
 		}
 		ca.confidence = c.value(env, a.Confidence, what+" confidence", confidences)
+		ca.follow = c.compileFollow(a.FollowedBy, what)
 		out = append(out, ca)
 	}
 	return out
@@ -703,6 +711,7 @@ func (c *compiler) outputs(s *Signature) {
 			s.facts = append(s.facts, named{name: f.Name, prg: p})
 		}
 	}
+	s.doc.Kinds = appendKinds(s.doc.Kinds, s.followKinds())
 	for _, st := range append(slices.Clone(s.match.steps), s.match.corroborate...) {
 		for _, a := range st.alts {
 			s.doc.Kinds = appendKinds(s.doc.Kinds, a.kinds)

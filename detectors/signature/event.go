@@ -69,6 +69,8 @@ type Burst struct {
 	Missed    []Event       `json:"missed" doc:"with each: the latest counted signal of every member whose follow-up window passed without it"`
 	Returned  int           `json:"returned" doc:"with each: members that met their follow-up"`
 	MaxReturn time.Duration `json:"max_return" doc:"with each: the longest time from a member's latest counted signal to its follow-up"`
+
+	Per map[string]int `json:"per" doc:"signals counted for each value of the step's per expression (count.per)"`
 }
 
 // eventOf builds the view of s.

@@ -101,6 +101,8 @@ type Step struct {
 	Absent bool   `yaml:"absent"`
 	Emit   *Emit  `yaml:"emit"`
 	Pos    Pos    `yaml:"-"`
+
+	FollowedBy *FollowedBy `yaml:"followed_by"` // pairing.go
 }
 
 // Alt is one alternative of an any_of step.
@@ -110,6 +112,8 @@ type Alt struct {
 	By         Expr  `yaml:"by"`
 	Confidence Expr  `yaml:"confidence"`
 	Pos        Pos   `yaml:"-"`
+
+	FollowedBy *FollowedBy `yaml:"followed_by"` // pairing.go
 }
 
 // Count makes a step count matching signals: it is met when min of them
@@ -119,6 +123,7 @@ type Count struct {
 	Distinct Expr `yaml:"distinct"`
 
 	Each *Each `yaml:"each"` // a follow-up every member must meet (each.go)
+	Per  Expr  `yaml:"per"`  // counting.go
 }
 
 // Emit reports the finding when its step is met, or raises its severity.
@@ -150,6 +155,8 @@ type Corroboration struct {
 	By         Expr   `yaml:"by"`
 	Confidence Expr   `yaml:"confidence"`
 	Pos        Pos    `yaml:"-"`
+
+	AnyKey bool `yaml:"any_key"` // corroborate_any.go
 }
 
 // EntityExprs are the expressions that fill a finding's entities.

@@ -51,6 +51,8 @@ type detector struct {
 	Evicted int64
 	Recent  []recent // signals a later step may still take (skew)
 	Seen    []seen   // the latest corroborating signal per corroboration and key
+	Held    []held   // signals waiting for their followed_by (pairing.go)
+	paired  bool     `state:"-"` // the signal observed is a released pair
 }
 
 // instance is one partial or complete match, for one join key.
@@ -83,6 +85,7 @@ type counted struct {
 	Time  time.Time
 	Value string
 	Event Event
+	Per   string `json:",omitempty"` // count.per's value (counting.go)
 }
 
 type recent struct {
@@ -147,6 +150,7 @@ func optionDefault(doc detectors.Doc, name string) string {
 func (d *detector) refresh() error {
 	if d.Hash != d.sig.Hash { // restored from a checkpoint of another version of the signature
 		d.Hash, d.Open, d.Recent = d.sig.Hash, nil, nil
+		d.Held = nil
 	}
 	if g := d.env.Settings.Generation(); g == d.gen {
 		return nil
@@ -234,7 +238,7 @@ func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
 func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bool) {
 	var act interpreter.Activation
 	for i, a := range alts {
-		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) {
+		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) || (a.follow != nil) != d.paired {
 			continue
 		}
 		if act == nil {
@@ -291,6 +295,23 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	}
 	e := eventOf(s) // shares the signal's maps and slices: owned copies what is kept
 	ev := detectors.EvidenceOf(s)
+	if d.Held != nil {
+		d.expireHeld(e.Time)
+		for _, h := range d.release(e, ev) {
+			d.paired = true
+			d.observe(&h.Event, h.Evidence, emit)
+			d.paired = false
+		}
+	}
+	d.observe(e, ev, emit)
+	if _, ok := d.waits(catalogue.Kind(e.Kind)); ok {
+		d.hold(e, ev)
+	}
+}
+
+// observe feeds one signal (or a released pair) to the open instances,
+// then starts one.
+func (d *detector) observe(e *Event, ev detectors.Evidence, emit detectors.Emit) {
 	if slices.ContainsFunc(d.Open, func(in *instance) bool { return !in.Closed }) {
 		keys, all := d.keysOf(e)
 		for _, in := range d.Open {
@@ -304,11 +325,15 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 		in := &instance{Key: key, Start: e.Time, Last: e.Time}
 		d.add(in)
 		for _, sn := range d.Seen {
-			if sn.Key == key && (sn.Event.Time.IsZero() || !sn.Event.Time.Before(e.Time.Add(-d.horizon))) {
+			if (sn.Key == key || d.sig.match.corroborate[sn.Index].anyKey) && (sn.Event.Time.IsZero() || !sn.Event.Time.Before(e.Time.Add(-d.horizon))) {
 				d.confirm(in, sn.Index, &sn.Event, sn.Evidence)
 			}
 		}
 		d.current(in, e, ev, emit) // the signal that opens it is no until or resolve of its own
+	}
+	if d.paired {
+		d.compact()
+		return
 	}
 	d.corroborate(e, ev, emit)
 	if d.skew > 0 && d.laterKind(catalogue.Kind(e.Kind)) {
@@ -327,7 +352,7 @@ func (d *detector) corroborate(e *Event, ev detectors.Evidence, emit detectors.E
 		if _, key, ok := d.matchAlt(co.alts, nil, e); ok {
 			d.keep(seen{Index: i, Key: key, Event: owned(e), Evidence: ev})
 			for _, in := range d.Open {
-				if !in.Closed && in.Key == key && d.confirm(in, i, e, ev) {
+				if !in.Closed && (in.Key == key || co.anyKey) && d.confirm(in, i, e, ev) {
 					d.update(in, emit)
 				}
 			}
@@ -475,6 +500,7 @@ func (d *detector) feed(in *instance, e *Event, ev detectors.Evidence, emit dete
 			if st.count != nil {
 				d.recount(&in.Bound[i].Burst, st, in, e)
 				d.eachJoin(in, i, e, emit)
+				d.regrade(in, st)
 			}
 			d.update(in, emit)
 			return
@@ -537,7 +563,7 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 		}
 		value, _ = out.Value().(string)
 	}
-	in.Counted = append(in.Counted, counted{Time: e.Time, Value: value, Event: owned(e)})
+	in.Counted = append(in.Counted, counted{Time: e.Time, Value: value, Event: owned(e), Per: d.perValue(st, act)})
 	if in.Step == 0 { // a first step counts in a window sliding with the signals
 		w := d.withins[0]
 		in.Counted = slices.DeleteFunc(in.Counted, func(c counted) bool { return e.Time.Sub(c.Time) > w })
@@ -565,7 +591,12 @@ func (d *detector) count(in *instance, st step, e *Event) (Burst, bool) {
 			b.Hosts = append(b.Hosts, c.Event.Host)
 		}
 	}
-	if int64(b.Distinct) < minN {
+	if st.count.per != nil {
+		b.Per = perCounts(in.Counted)
+		if !perMet(b.Per, minN) {
+			return Burst{}, false
+		}
+	} else if int64(b.Distinct) < minN {
 		return Burst{}, false
 	}
 	d.eachStart(in, st, &b)
@@ -590,6 +621,7 @@ func (d *detector) recount(b *Burst, st step, in *instance, e *Event) {
 	if len(b.Hosts) < maxValues && !slices.Contains(b.Hosts, e.Host) {
 		b.Hosts = append(b.Hosts, e.Host)
 	}
+	d.recountPer(b, st, in, e)
 }
 
 // met binds the current step and moves to the next.
@@ -625,7 +657,7 @@ func (d *detector) met(in *instance, b binding, at time.Time, emit detectors.Emi
 }
 
 func (d *detector) emitStep(in *instance, st step, b binding, emit detectors.Emit) {
-	act := d.activation(in, nil)
+	act := d.emitActivation(in)
 	if sev := d.value(st.emit.severity, act); sev != "" {
 		if v, err := detectors.ParseSeverity(sev); err == nil && v > in.Severity {
 			in.Severity = v
@@ -733,6 +765,7 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	if d.horizon > 0 {
 		d.Seen = slices.DeleteFunc(d.Seen, func(sn seen) bool { return !sn.Event.Time.IsZero() && now.Sub(sn.Event.Time) > d.horizon })
 	}
+	d.expireHeld(now)
 	if d.skew > 0 {
 		from := now.Add(-d.skew)
 		d.Recent = slices.DeleteFunc(d.Recent, func(r recent) bool { return r.Event.Time.Before(from) })
@@ -770,7 +803,7 @@ func (d *detector) Quiet(now time.Time) time.Time {
 			q = detectors.Earliest(q, sn.Event.Time.Add(d.horizon))
 		}
 	}
-	return q
+	return d.heldDeadline(q)
 }
 
 // Flush reports the open findings as they stand at the end of the input.
@@ -800,6 +833,7 @@ func (d *detector) StateStats() []detectors.StateStat {
 		{Name: "open", Entries: len(d.Open), Limit: d.sig.match.maxOpen, Evicted: d.Evicted},
 		{Name: "recent", Entries: len(d.Recent), Limit: maxRecent},
 		{Name: "corroborations", Entries: len(d.Seen), Limit: d.sig.match.maxOpen},
+		{Name: "held for followed_by", Entries: len(d.Held), Limit: maxRecent},
 	}
 }
 
