@@ -216,18 +216,18 @@ func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
 	if e != nil {
 		a["e"] = e
 	}
-	for i, b := range in.Bound {
+	for i := range in.Bound { // by index: a copy of each bound event would escape
 		st := d.sig.match.steps[i]
 		switch {
 		case st.absent:
 		case st.count != nil:
 			a[st.name] = &in.Bound[i].Burst
 		default:
-			a[st.name] = &b.Event
+			a[st.name] = &in.Bound[i].Event
 		}
 	}
-	for _, c := range in.Confirmed {
-		a[d.sig.match.corroborate[c.Index].name] = &c.Event
+	for j := range in.Confirmed {
+		a[d.sig.match.corroborate[in.Confirmed[j].Index].name] = &in.Confirmed[j].Event
 	}
 	child, _ := interpreter.NewActivation(a) // a map is always one
 	return interpreter.NewHierarchicalActivation(d.varsAct, child)
