@@ -117,35 +117,57 @@ func (d *detector) waits(k catalogue.Kind) (time.Duration, bool) {
 // leaves the queue and is observed as a pair (the first signal, with both
 // lines as its evidence). It returns the pairs, oldest first.
 func (d *detector) release(e *Event, ev detectors.Evidence) []held {
-	if len(d.Held) == 0 {
+	if len(d.Held) == 0 || !d.follows(e) {
 		return nil
 	}
 	var out []held
-	d.Held = slices.DeleteFunc(d.Held, func(h held) bool {
-		if e.Time.Before(h.Event.Time) {
-			return false
+	kept := d.Held[:0]
+	for i := range d.Held { // by index: a held signal is large
+		if h := &d.Held[i]; d.completes(h, e) {
+			out = append(out, *h)
+		} else {
+			kept = append(kept, *h)
 		}
-		for _, st := range d.sig.match.steps {
-			for _, a := range st.alts {
-				f := a.follow
-				if f == nil || !slices.Contains(a.kinds, catalogue.Kind(h.Event.Kind)) ||
-					!slices.Contains(f.kinds, catalogue.Kind(e.Kind)) || e.Time.Sub(h.Event.Time) > f.within {
-					continue
-				}
-				if f.where != nil {
-					first := h.Event
-					act, _ := interpreter.NewActivation(map[string]any{"e": e, "first": &first})
-					if !isTrue(f.where, interpreter.NewHierarchicalActivation(d.varsAct, act)) {
-						continue
-					}
-				}
-				out = append(out, h)
+	}
+	clear(d.Held[len(kept):])
+	d.Held = kept
+	return out
+}
+
+// follows reports whether e is of a kind some step's followed_by names.
+func (d *detector) follows(e *Event) bool {
+	for _, st := range d.sig.match.steps {
+		for _, a := range st.alts {
+			if a.follow != nil && slices.Contains(a.follow.kinds, catalogue.Kind(e.Kind)) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// completes reports whether e is the follower that h waits for.
+func (d *detector) completes(h *held, e *Event) bool {
+	if e.Time.Before(h.Event.Time) {
 		return false
-	})
-	return out
+	}
+	for _, st := range d.sig.match.steps {
+		for _, a := range st.alts {
+			f := a.follow
+			if f == nil || !slices.Contains(a.kinds, catalogue.Kind(h.Event.Kind)) ||
+				!slices.Contains(f.kinds, catalogue.Kind(e.Kind)) || e.Time.Sub(h.Event.Time) > f.within {
+				continue
+			}
+			if f.where != nil {
+				act, _ := interpreter.NewActivation(map[string]any{"e": e, "first": &h.Event})
+				if !isTrue(f.where, interpreter.NewHierarchicalActivation(d.varsAct, act)) {
+					continue
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // hold keeps e until a follower completes it or its window passes.
