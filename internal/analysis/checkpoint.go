@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ozdoctor/ozdoctor/internal/snapshot"
 	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/store/snapshot"
 )
 
 // CheckpointFormat is the version of a pipeline checkpoint.

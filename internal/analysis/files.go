@@ -10,8 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/internal/diskstore"
 	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/store/diskstore"
 )
 
 // Files is the coverage of every file read. A bundle run of many files

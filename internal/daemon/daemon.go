@@ -25,7 +25,6 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/atomicfile"
 	"github.com/ozdoctor/ozdoctor/internal/stream"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/tail"
@@ -33,6 +32,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
 	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 	"github.com/ozdoctor/ozdoctor/sinks/metrics"
+	"github.com/ozdoctor/ozdoctor/store/atomicfile"
 )
 
 // Config configures a daemon. Zero durations take their defaults.
