@@ -14,8 +14,8 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/esclient"
 	"github.com/ozdoctor/ozdoctor/parsers/es"
+	"github.com/ozdoctor/ozdoctor/parsers/es/esclient"
 	esfindings "github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 )
 
