@@ -26,6 +26,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/tail"
 	"github.com/ozdoctor/ozdoctor/sinks"
@@ -167,7 +168,7 @@ func New(cfg Config) (*Daemon, error) {
 
 	opt := cfg.Pipeline
 	opt.Subscribe = d.observe
-	var positions []stream.Position
+	var positions []parsers.Position
 	data, err := os.ReadFile(filepath.Join(cfg.StateDir, checkpointFile))
 	switch {
 	case cfg.StateDir != "" && err == nil:
@@ -401,9 +402,9 @@ func (d *Daemon) checkpoint(now time.Time) error {
 // for a file whose last record is still open, the position of its first
 // line, so that a restart reads it again whole.
 func (d *Daemon) writeCheckpoint() error {
-	var positions []stream.Position
+	var positions []parsers.Position
 	if d.es != nil {
-		positions = []stream.Position{d.es.position()}
+		positions = []parsers.Position{d.es.position()}
 	} else {
 		positions = d.tailer.Positions()
 		for i, p := range positions {
