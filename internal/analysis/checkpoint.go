@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/report"
 	"github.com/ozdoctor/ozdoctor/store/snapshot"
 )
 
@@ -20,7 +21,7 @@ type checkpoint struct {
 	Engine    json.RawMessage    `json:"engine"`
 	Merger    json.RawMessage    `json:"merger"`
 	Collector json.RawMessage    `json:"collector"`
-	Coverage  Coverage           `json:"coverage"`
+	Coverage  report.Coverage    `json:"coverage"`
 	Bytes     int64              `json:"bytes"`
 	Positions []parsers.Position `json:"positions,omitempty"`
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/tail"
+	"github.com/ozdoctor/ozdoctor/report"
 	"github.com/ozdoctor/ozdoctor/sinks"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
 	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
@@ -436,7 +437,7 @@ func (d *Daemon) Alerts() []detectors.Finding {
 
 // Report is the report of the current state: the alerts that fired or
 // resolved (not the pending ones) and what the daemon has read.
-func (d *Daemon) Report() *analysis.Result {
+func (d *Daemon) Report() *report.Result {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	eng := d.pipe.Engine()
@@ -446,12 +447,12 @@ func (d *Daemon) Report() *analysis.Result {
 			findings = append(findings, eng.Finalize(f))
 		}
 	}
-	r := &analysis.Result{Findings: detectors.FindingsOf(findings)}
-	var files []analysis.FileCoverage
+	r := &report.Result{Findings: detectors.FindingsOf(findings)}
+	var files []report.FileCoverage
 	for _, path := range slices.Sorted(maps.Keys(d.sources)) {
 		src := d.sources[path]
 		host, comp, kind := bundle.Classify(path)
-		files = append(files, analysis.FileCoverage{Path: path, Host: host, Component: string(comp), Kind: string(kind),
+		files = append(files, report.FileCoverage{Path: path, Host: host, Component: string(comp), Kind: string(kind),
 			Bytes: src.Bytes, Lines: src.Records, Unparsed: src.ParseErrors})
 	}
 	r.Coverage = d.pipe.Coverage(files)
