@@ -161,11 +161,13 @@ func New(cfg Config) (*Daemon, error) {
 			return nil, err
 		}
 	}
-	mo := metrics.Options{Version: cfg.Version, Detectors: docs}
+	d.metrics = metrics.New(metrics.Options{Version: cfg.Version, Detectors: docs})
 	if d.am != nil {
-		mo.Alertmanager = d.am
+		d.metrics.Registry().MustRegister(alertmanager.Collector{Stats: d.am.Stats})
 	}
-	d.metrics = metrics.New(mo)
+	if d.esq != nil {
+		d.metrics.Registry().MustRegister(elasticsearch.Collector{Stats: d.esq.Stats})
+	}
 
 	opt := cfg.Pipeline
 	opt.Subscribe = d.observe
@@ -362,10 +364,6 @@ func (d *Daemon) stats(now time.Time) metrics.Stats {
 			st.Sources = append(st.Sources, t.source)
 			st.Scrapes = append(st.Scrapes, t.stats)
 		}
-	}
-	if d.esq != nil {
-		q := d.esq.Stats()
-		st.ESFindings = &q
 	}
 	if d.cfg.StateDir != "" {
 		c := d.checkpoints
