@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/snapshot"
 	"github.com/ozdoctor/ozdoctor/parsers/site"
+	"github.com/ozdoctor/ozdoctor/store/snapshot"
 )
 
 // engineCore is the engine's own state in a checkpoint.

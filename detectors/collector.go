@@ -8,7 +8,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/ozdoctor/ozdoctor/internal/diskstore"
+	"github.com/ozdoctor/ozdoctor/store/diskstore"
 )
 
 // Collector keeps what a report shows from a run's transitions: the latest

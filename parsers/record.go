@@ -1,7 +1,8 @@
 // Package parsers turns bytes into records: one log record (multi-line folded)
 // or one metric sample, with its event time and origin. Sub-packages hold one
-// concern each: log4j layouts and the line scanner, bundle walking, /prom
-// snapshots, the Ozone message catalogue and site configuration.
+// concern each: log4j layouts and the line scanner, bundle walking, following
+// files (tail), log documents in Elasticsearch (es), /prom snapshots, the
+// Ozone message catalogue and site configuration.
 package parsers
 
 import (

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // The page, its style and its script are embedded and inlined into every
@@ -44,7 +44,7 @@ type htmlSink struct{ w io.Writer }
 // Write renders the report as one self-contained HTML page: summary, one
 // section per finding with its incident timeline, an overview timeline of the
 // whole input, and the coverage tables. The same report gives the same bytes.
-func (s htmlSink) Write(r *Report) error {
+func (s htmlSink) Write(r *report.Result) error {
 	w := bufio.NewWriter(s.w)
 	fs, err := sorted(r)
 	if err != nil {
@@ -83,12 +83,12 @@ type htmlPage struct {
 	Findings    []htmlFinding
 	Counts      []sevCount
 	Total       int
-	Cov         analysis.Coverage
-	Files       []analysis.FileCoverage // Cov's, read back
+	Cov         report.Coverage
+	Files       []report.FileCoverage // Cov's, read back
 	HostZones   [][2]string
 	Bytes       string
 	Partly      []partlyRead
-	NotRun      []analysis.DetectorCoverage
+	NotRun      []report.DetectorCoverage
 	Offsets     []offsetText
 	Overview    *timeline
 	SinceUntil  string
@@ -142,7 +142,7 @@ type stepPart struct {
 var severityIcons = map[detectors.Severity]string{detectors.Critical: "✖", detectors.Warning: "⚠", detectors.Info: "ℹ"}
 
 // newHTMLPage lays out r, whose findings are fs in the order shown.
-func newHTMLPage(r *Report, fs []detectors.Finding) htmlPage {
+func newHTMLPage(r *report.Result, fs []detectors.Finding) htmlPage {
 	c := r.Coverage
 	p := htmlPage{Cluster: r.Cluster, Cov: c, Total: len(fs), Bytes: humanBytes(c.Totals.Bytes)}
 	n := map[detectors.Severity]int{}
@@ -193,7 +193,7 @@ func orDash(s string) string {
 	return s
 }
 
-func newHTMLFinding(n int, f detectors.Finding, c analysis.Coverage) htmlFinding {
+func newHTMLFinding(n int, f detectors.Finding, c report.Coverage) htmlFinding {
 	h := htmlFinding{N: n, ID: fmt.Sprintf("finding-%d", n), F: f, Sev: f.Severity.String(), Icon: severityIcons[f.Severity],
 		State: string(f.State) + ": " + stateText(f), Entities: entityLines(f.Entities), StartText: stamp(f.Start), EndText: stamp(f.End)}
 	switch f.State {
@@ -459,7 +459,7 @@ type laneKey struct{ comp, host string }
 // top, with a heading row per component. A lane is one row of marks plus
 // extra[k] rows of spans. It returns the lanes, the y of each lane's row of
 // marks, and the bottom.
-func layoutLanes(keys []laneKey, top float64, offsets map[string]analysis.ClockOffset, extra map[laneKey]int) ([]lane, map[laneKey]float64, float64) {
+func layoutLanes(keys []laneKey, top float64, offsets map[string]report.ClockOffset, extra map[laneKey]int) ([]lane, map[laneKey]float64, float64) {
 	slices.SortFunc(keys, func(a, b laneKey) int {
 		if ra, rb := componentRank(a.comp), componentRank(b.comp); ra != rb {
 			return ra - rb
@@ -626,15 +626,15 @@ type rawSpan struct {
 	kind     markKind
 }
 
-func offsetMap(c analysis.Coverage) map[string]analysis.ClockOffset {
-	m := map[string]analysis.ClockOffset{}
+func offsetMap(c report.Coverage) map[string]report.ClockOffset {
+	m := map[string]report.ClockOffset{}
 	for _, o := range c.Offsets {
 		m[o.Host] = o
 	}
 	return m
 }
 
-func offsetNotes(hosts map[string]bool, c analysis.Coverage) []string {
+func offsetNotes(hosts map[string]bool, c report.Coverage) []string {
 	var notes []string
 	for _, o := range c.Offsets {
 		if hosts != nil && !hosts[o.Host] {
@@ -651,7 +651,7 @@ func offsetNotes(hosts map[string]bool, c analysis.Coverage) []string {
 	return notes
 }
 
-func findingTimeline(id string, f detectors.Finding, c analysis.Coverage) *timeline {
+func findingTimeline(id string, f detectors.Finding, c report.Coverage) *timeline {
 	var lo, hi time.Time
 	widen := func(t time.Time) {
 		if t.IsZero() {
@@ -920,7 +920,7 @@ func placeLabels(ms []mark) {
 // overviewTimeline draws every host over the whole input: its files' spans
 // (files: c's, read back) as activity, the findings' evidence as marks and
 // the findings as bands.
-func overviewTimeline(fs []detectors.Finding, c analysis.Coverage, files []analysis.FileCoverage) *timeline {
+func overviewTimeline(fs []detectors.Finding, c report.Coverage, files []report.FileCoverage) *timeline {
 	lo, hi := c.Start, c.End
 	for _, f := range fs {
 		for _, t := range []time.Time{f.Start, f.End} {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 const hostile = `<script>alert("x")</script>`
@@ -19,7 +19,7 @@ const hostile = `<script>alert("x")</script>`
 // htmlReport is a report with two findings on several hosts: a pause with
 // its silence, restarts, an undated line, hostile text everywhere text can
 // go, a clock offset, and one lane far denser than a timeline can show.
-func htmlReport() *Report {
+func htmlReport() *report.Result {
 	t0 := time.Date(2026, 8, 23, 9, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 	ev := func(host, comp string, d time.Duration, text string) detectors.Evidence {
@@ -40,7 +40,7 @@ func htmlReport() *Report {
 	}
 	hostileHost := `dn"><img src=x onerror=alert(1)>`
 	dense = append(dense, ev(hostileHost, "datanode", time.Hour, "ok"))
-	return &Report{
+	return &report.Result{
 		Findings: detectors.FindingsOf([]detectors.Finding{
 			{Detector: "scm-pause-stale-nodes", Defect: "HDDS-17519", Severity: detectors.Warning, Confidence: detectors.High,
 				Title: "Live datanodes marked STALE " + hostile, Summary: "The SCM paused; run `ozone admin datanode list` " + hostile,
@@ -56,28 +56,28 @@ func htmlReport() *Report {
 				Title: "Division stuck", Summary: "s", Start: at(0), End: at(time.Hour), State: detectors.Firing, Evidence: dense,
 				Remediation: []string{"Restart: `ozone --daemon stop datanode`"}},
 		}),
-		Coverage: analysis.Coverage{Inputs: []string{"bundle " + hostile + ".tgz"}, TimeZone: "UTC", HostZones: map[string]string{"dn1": "Europe/Berlin", "dn2": "UTC"},
-			Start: t0, End: at(time.Hour), Totals: analysis.Totals{Files: 3, Bytes: 12345},
-			Hosts: []analysis.HostCoverage{
+		Coverage: report.Coverage{Inputs: []string{"bundle " + hostile + ".tgz"}, TimeZone: "UTC", HostZones: map[string]string{"dn1": "Europe/Berlin", "dn2": "UTC"},
+			Start: t0, End: at(time.Hour), Totals: report.Totals{Files: 3, Bytes: 12345},
+			Hosts: []report.HostCoverage{
 				{Host: "scm1", Components: []string{"scm"}, Files: 1, First: t0, Last: at(time.Hour)},
 				{Host: "om4", Components: []string{"om"}, Files: 1, First: t0, Last: at(22 * time.Minute)},
 				{Host: "dn1", Components: []string{"datanode"}, Files: 1, First: t0, Last: at(time.Hour)},
 				{Host: "dn2", Components: []string{"datanode"}, Files: 1, First: t0, Last: at(time.Hour)},
 			},
-			Files: analysis.FilesOf([]analysis.FileCoverage{
+			Files: report.FilesOf([]report.FileCoverage{
 				{Path: "scm1/ozone-scm.log", Host: "scm1", Component: "scm", First: t0, Last: at(12 * time.Minute)},
 				{Path: "scm1/ozone-scm.log.1", Host: "scm1", Component: "scm", First: at(20 * time.Minute), Last: at(time.Hour)},
 				{Path: "dn1/x.log " + hostile, Host: "dn1", Component: "datanode", Unparsed: 3, First: t0, Last: at(time.Hour)},
 			}),
 			Skipped:   []bundle.Problem{{Path: "b.tgz!/../evil", Reason: "path escapes the bundle " + hostile}},
-			Detectors: []analysis.DetectorCoverage{{Name: "scm-pause-stale-nodes", Defect: "HDDS-17519", Ran: true}, {Name: "om-bootstrap-exit-voter", Defect: "HDDS-16839", Reason: "no om logs " + hostile}},
-			Settings:  []analysis.Setting{{Key: "ozone.scm.stale.node.interval", Value: "5m", Source: "default"}},
-			Offsets:   []analysis.ClockOffset{{Host: "om4", Reference: "om1", Offset: -4 * time.Second, Pairs: 4, Applied: true}},
+			Detectors: []report.DetectorCoverage{{Name: "scm-pause-stale-nodes", Defect: "HDDS-17519", Ran: true}, {Name: "om-bootstrap-exit-voter", Defect: "HDDS-16839", Reason: "no om logs " + hostile}},
+			Settings:  []report.Setting{{Key: "ozone.scm.stale.node.interval", Value: "5m", Source: "default"}},
+			Offsets:   []report.ClockOffset{{Host: "om4", Reference: "om1", Offset: -4 * time.Second, Pairs: 4, Applied: true}},
 		},
 	}
 }
 
-func renderHTML(t *testing.T, r *Report) string {
+func renderHTML(t *testing.T, r *report.Result) string {
 	t.Helper()
 	var b bytes.Buffer
 	s, err := New("html", &b)
@@ -267,7 +267,7 @@ func TestHTMLIsDeterministic(t *testing.T) {
 }
 
 func TestHTMLWithoutFindingsOrRecords(t *testing.T) {
-	page := renderHTML(t, &Report{Coverage: analysis.Coverage{TimeZone: "UTC", Inputs: []string{"missing.log"},
+	page := renderHTML(t, &report.Result{Coverage: report.Coverage{TimeZone: "UTC", Inputs: []string{"missing.log"},
 		Skipped: []bundle.Problem{{Path: "missing.log", Reason: "no such file"}}}})
 	for _, want := range []string{"0 findings", "No finding", "missing.log", "no such file"} {
 		if !strings.Contains(page, want) {

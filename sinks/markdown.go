@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 type markdownSink struct{ w io.Writer }
 
 // Write renders the report as Markdown (for tickets and chat).
-func (s markdownSink) Write(r *Report) error {
+func (s markdownSink) Write(r *report.Result) error {
 	fs, err := sorted(r)
 	if err != nil {
 		return err

@@ -18,15 +18,12 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/report"
 )
-
-// Report is everything one analysis produced.
-type Report = analysis.Result
 
 // Sink is one output of findings.
 type Sink interface {
-	Write(r *Report) error
+	Write(r *report.Result) error
 }
 
 // New returns the report sink for format ("text", "json", "markdown" or "html").
@@ -47,7 +44,7 @@ func New(format string, w io.Writer) (Sink, error) {
 type jsonSink struct{ w io.Writer }
 
 // Write emits one JSON document: {"findings": [...], "coverage": {...}}.
-func (s jsonSink) Write(r *Report) error {
+func (s jsonSink) Write(r *report.Result) error {
 	return writeJSON(s.w, func(j *jsonWriter) { j.report(r, "") })
 }
 
@@ -291,7 +288,7 @@ const (
 
 // report writes r as its fields' JSON tags say (TestStreamedJSON holds the
 // two together).
-func (j *jsonWriter) report(r *Report, prefix string) {
+func (j *jsonWriter) report(r *report.Result, prefix string) {
 	in := prefix + "  "
 	j.str("{\n")
 	if r.Cluster != "" {
@@ -311,9 +308,9 @@ func (j *jsonWriter) report(r *Report, prefix string) {
 // encoded whole with an empty list, and the list written where
 // encoding/json puts it: the only line "files": [] at c's first level
 // (strings never hold a raw newline).
-func (j *jsonWriter) coverage(c *analysis.Coverage, prefix string) {
+func (j *jsonWriter) coverage(c *report.Coverage, prefix string) {
 	rest := *c
-	rest.Files = analysis.Files{}
+	rest.Files = report.Files{}
 	if j.err != nil {
 		return
 	}
@@ -350,7 +347,7 @@ func counts(fs []detectors.Finding) string {
 
 // sorted reads r's findings whole, most severe first, then by start: the
 // text, Markdown and HTML reports are read by people, in that order.
-func sorted(r *Report) ([]detectors.Finding, error) {
+func sorted(r *report.Result) ([]detectors.Finding, error) {
 	out := r.Findings.Slice()
 	if err := r.Findings.Err(); err != nil {
 		return nil, err
@@ -426,7 +423,7 @@ func humanBytes(n int64) string {
 // WriteReports writes one report as New's sink does, or several clusters'
 // reports as one output: JSON {"clusters": [report, ...]}, text and Markdown
 // one report after the other. An HTML page holds one report.
-func WriteReports(format string, w io.Writer, reports []*Report) error {
+func WriteReports(format string, w io.Writer, reports []*report.Result) error {
 	sink, err := New(format, w)
 	if err != nil {
 		return err

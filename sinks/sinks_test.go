@@ -20,16 +20,17 @@ import (
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
-func report() *Report {
+func sampleReport() *report.Result {
 	t0 := time.Date(2026, 8, 23, 10, 0, 0, 0, time.UTC)
 	var ev []detectors.Evidence
 	for i := 0; i < 25; i++ {
 		ev = append(ev, detectors.Evidence{File: "scm1/ozone-hadoop-scm-scm1.log", Line: 100 + i, Host: "scm1", Component: "scm",
 			Time: t0.Add(time.Duration(i) * time.Second), Text: "line " + string(rune('a'+i))})
 	}
-	return &Report{
+	return &report.Result{
 		Findings: detectors.FindingsOf([]detectors.Finding{
 			{Detector: "w", Defect: "HDDS-2", Severity: detectors.Warning, Confidence: detectors.Medium, Title: "warn | pipe",
 				Summary: "s2", Start: t0, End: t0, State: detectors.Firing, Evidence: ev[:1], Remediation: []string{"do <b> with `ozone admin <x>`"}},
@@ -38,14 +39,14 @@ func report() *Report {
 				Entities:    detectors.Entities{Containers: []uint64{7}, Datanodes: []catalogue.Datanode{{UUID: "u1", Host: "dn1"}}},
 				Remediation: []string{"step one\nsecond line", "step two"}, Facts: map[string]string{"b": "2", "a": "1"}},
 		}),
-		Coverage: analysis.Coverage{TimeZone: "UTC", Totals: analysis.Totals{Files: 2},
-			Hosts: []analysis.HostCoverage{{Host: "scm1", Components: []string{"scm"}, Files: 1}},
-			Files: analysis.FilesOf([]analysis.FileCoverage{{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: "scm", Kind: "log",
+		Coverage: report.Coverage{TimeZone: "UTC", Totals: report.Totals{Files: 2},
+			Hosts: []report.HostCoverage{{Host: "scm1", Components: []string{"scm"}, Files: 1}},
+			Files: report.FilesOf([]report.FileCoverage{{Path: "scm1/ozone-hadoop-scm-scm1.log", Host: "scm1", Component: "scm", Kind: "log",
 				Layout: "L1", Bytes: 2048, Lines: 30, Records: 25, Signals: 25, First: t0, Last: t0.Add(24 * time.Second)},
 				{Path: "scm1/ozone-hadoop-scm-scm1.log.1.gz", Host: "scm1", Component: "scm", Kind: "log", Truncated: 1, SilencesDropped: 4,
 					Damaged: 2, DamagedLines: []int{3, 9}, Note: "gzip: unexpected EOF"}}),
 			Skipped:   []bundle.Problem{{Path: "b.tgz!/../evil", Reason: "path escapes the bundle"}},
-			Detectors: []analysis.DetectorCoverage{{Name: "c", Defect: "HDDS-1", Ran: true}, {Name: "o", Defect: "HDDS-3", Reason: "no om logs in the input"}}},
+			Detectors: []report.DetectorCoverage{{Name: "c", Defect: "HDDS-1", Ran: true}, {Name: "o", Defect: "HDDS-3", Reason: "no om logs in the input"}}},
 	}
 }
 
@@ -56,7 +57,7 @@ func render(t *testing.T, format string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Write(report()); err != nil {
+	if err := s.Write(sampleReport()); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -109,10 +110,10 @@ func TestJSONIsOneDocument(t *testing.T) {
 // encoding/json writes of the whole value: byte for byte, for one report and
 // for several clusters, with and without findings.
 func TestStreamedJSON(t *testing.T) {
-	full, named := report(), report()
+	full, named := sampleReport(), sampleReport()
 	named.Cluster = "prod <eu>"
-	none := &Report{Coverage: full.Coverage}
-	null := &Report{Cluster: "c2"}
+	none := &report.Result{Coverage: full.Coverage}
+	null := &report.Result{Cluster: "c2"}
 	whole := func(v any) string {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
@@ -124,18 +125,18 @@ func TestStreamedJSON(t *testing.T) {
 		return b.String()
 	}
 	type clusters struct {
-		Clusters []*Report `json:"clusters"`
+		Clusters []*report.Result `json:"clusters"`
 	}
 	for name, c := range map[string]struct {
-		reports []*Report
+		reports []*report.Result
 		want    string
 	}{
-		"findings":   {[]*Report{full}, whole(full)},
-		"cluster":    {[]*Report{named}, whole(named)},
-		"no finding": {[]*Report{none}, whole(none)},
-		"nil":        {[]*Report{null}, whole(null)},
-		"clusters":   {[]*Report{named, none, null}, whole(clusters{[]*Report{named, none, null}})},
-		"no cluster": {[]*Report{}, whole(clusters{[]*Report{}})},
+		"findings":   {[]*report.Result{full}, whole(full)},
+		"cluster":    {[]*report.Result{named}, whole(named)},
+		"no finding": {[]*report.Result{none}, whole(none)},
+		"nil":        {[]*report.Result{null}, whole(null)},
+		"clusters":   {[]*report.Result{named, none, null}, whole(clusters{[]*report.Result{named, none, null}})},
+		"no cluster": {[]*report.Result{}, whole(clusters{[]*report.Result{}})},
 	} {
 		var b bytes.Buffer
 		if err := WriteReports("json", &b, c.reports); err != nil {
@@ -168,7 +169,7 @@ func TestSpilledFileListReadsTheSame(t *testing.T) {
 	if err := os.WriteFile(odd, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	report := func(budget int64) string {
+	run := func(budget int64) string {
 		res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{dir},
 			Detectors: registry.All(), SpillBudget: budget, SpillDir: t.TempDir()})
 		if err != nil {
@@ -176,12 +177,12 @@ func TestSpilledFileListReadsTheSame(t *testing.T) {
 		}
 		res.Coverage.Stream.Spilled = 0
 		var b bytes.Buffer
-		if err := WriteReports("json", &b, []*Report{res}); err != nil {
+		if err := WriteReports("json", &b, []*report.Result{res}); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
 	}
-	inMemory, spilled := report(0), report(16<<10)
+	inMemory, spilled := run(0), run(16<<10)
 	if !strings.Contains(inMemory, "copy <a&b> \\ufffd\\ufffd.log") {
 		t.Fatalf("the odd file is not in the report:\n%.2000s", inMemory)
 	}
@@ -255,7 +256,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 // that structure JSON and escaped quotes and backslashes, at a prefix.
 func FuzzAppendIndented(f *testing.F) {
 	var b bytes.Buffer
-	if err := WriteReports("json", &b, []*Report{report()}); err != nil {
+	if err := WriteReports("json", &b, []*report.Result{sampleReport()}); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(b.String(), "")
@@ -280,7 +281,7 @@ func FuzzAppendIndented(f *testing.F) {
 // BenchmarkJSONReport writes a report of 1,000 findings of 25 evidence lines
 // each (the dense bundle's report is about that size).
 func BenchmarkJSONReport(b *testing.B) {
-	r := report()
+	r := sampleReport()
 	var many []detectors.Finding
 	for f := range r.Findings.All() {
 		if len(f.Evidence) == 25 {
@@ -293,7 +294,7 @@ func BenchmarkJSONReport(b *testing.B) {
 	var n int64
 	for b.Loop() {
 		var out countingWriter
-		if err := WriteReports("json", &out, []*Report{r}); err != nil {
+		if err := WriteReports("json", &out, []*report.Result{r}); err != nil {
 			b.Fatal(err)
 		}
 		n = int64(out)
@@ -325,7 +326,7 @@ func TestTextIndexesManyFindings(t *testing.T) {
 	write := func(fs []detectors.Finding) string {
 		var b bytes.Buffer
 		s, _ := New("text", &b)
-		if err := s.Write(&Report{Findings: detectors.FindingsOf(fs)}); err != nil {
+		if err := s.Write(&report.Result{Findings: detectors.FindingsOf(fs)}); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

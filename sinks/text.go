@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 type textSink struct{ w io.Writer }
@@ -19,7 +19,7 @@ type textSink struct{ w io.Writer }
 const textEvidence = 10
 
 // Write renders the report for a terminal: findings first, then coverage.
-func (s textSink) Write(r *Report) error {
+func (s textSink) Write(r *report.Result) error {
 	fs, err := sorted(r)
 	if err != nil {
 		return err
@@ -136,7 +136,7 @@ func writeIndex(w io.Writer, fs []detectors.Finding) {
 	}
 }
 
-func writeCoverageText(w io.Writer, c analysis.Coverage) {
+func writeCoverageText(w io.Writer, c report.Coverage) {
 	fmt.Fprintln(w, "\nCoverage")
 	fmt.Fprintf(w, "  time zone: %s (log timestamps carry no zone; --tz and --host-tz set it)\n", c.TimeZone)
 	for h, z := range c.HostZones {
@@ -231,7 +231,7 @@ func lineList(lines []int, total int64) string {
 
 // readProblems says what of a file could not be read or was left out (""
 // when nothing was).
-func readProblems(f analysis.FileCoverage) string {
+func readProblems(f report.FileCoverage) string {
 	var parts []string
 	if f.Unparsed > 0 {
 		parts = append(parts, fmt.Sprintf("%d unparsed lines", f.Unparsed))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/report"
 	"github.com/ozdoctor/ozdoctor/sinks"
 )
 
@@ -183,7 +184,7 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var reports []*analysis.Result
+	var reports []*report.Result
 	write := func() error {
 		if redacted != nil {
 			return redacted.write(format, output, cmd.OutOrStdout(), reports)
@@ -194,7 +195,7 @@ func runAnalyze(cmd *cobra.Command, v *viper.Viper, args []string) error {
 		reports, err = analyzeES(ctx, opt, esCfg, clusters)
 		args = esCfg.URLs
 	} else {
-		var res *analysis.Result
+		var res *report.Result
 		if res, err = analysis.Run(ctx, opt); res != nil {
 			res.Cluster = oneCluster(clusters)
 			reports = append(reports, res)
@@ -243,13 +244,13 @@ const clusterPlaceholder = "{cluster}"
 
 // writeReports writes the reports into one output (sinks.WriteReports), or
 // one file per cluster when output holds clusterPlaceholder.
-func writeReports(format, output string, stdout io.Writer, reports []*analysis.Result) error {
+func writeReports(format, output string, stdout io.Writer, reports []*report.Result) error {
 	if !strings.Contains(output, clusterPlaceholder) {
 		return writeOutput(output, stdout, func(w io.Writer) error { return sinks.WriteReports(format, w, reports) })
 	}
 	for _, r := range reports {
 		path := strings.ReplaceAll(output, clusterPlaceholder, r.Cluster)
-		if err := writeOutput(path, stdout, func(w io.Writer) error { return sinks.WriteReports(format, w, []*analysis.Result{r}) }); err != nil {
+		if err := writeOutput(path, stdout, func(w io.Writer) error { return sinks.WriteReports(format, w, []*report.Result{r}) }); err != nil {
 			return err
 		}
 	}

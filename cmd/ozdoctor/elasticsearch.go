@@ -14,8 +14,9 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/esclient"
 	"github.com/ozdoctor/ozdoctor/parsers/es"
+	"github.com/ozdoctor/ozdoctor/parsers/es/esclient"
+	"github.com/ozdoctor/ozdoctor/report"
 	esfindings "github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 )
 
@@ -141,7 +142,7 @@ func (e *esUnreachable) Unwrap() error { return e.err }
 // clusters ("*": every cluster in the time range) with its own engine, one
 // after the other. A cluster without documents gets an empty report;
 // analysis.ErrNoInput is returned when no cluster had any.
-func analyzeES(ctx context.Context, opt analysis.Options, cfg es.Config, clusters []string) ([]*analysis.Result, error) {
+func analyzeES(ctx context.Context, opt analysis.Options, cfg es.Config, clusters []string) ([]*report.Result, error) {
 	src, err := es.New(cfg)
 	if err != nil {
 		return nil, &esUnreachable{err}
@@ -159,9 +160,9 @@ func analyzeES(ctx context.Context, opt analysis.Options, cfg es.Config, cluster
 	}
 	if len(clusters) == 0 {
 		res, err := analysis.RunDocuments(ctx, opt, src)
-		return []*analysis.Result{res}, err
+		return []*report.Result{res}, err
 	}
-	var out []*analysis.Result
+	var out []*report.Result
 	read := false
 	for _, c := range clusters {
 		res, err := analysis.RunDocuments(ctx, opt, src.ForCluster(c))

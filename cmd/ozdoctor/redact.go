@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
-	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/redact"
+	"github.com/ozdoctor/ozdoctor/report"
 	"github.com/ozdoctor/ozdoctor/sinks"
 )
 
@@ -197,7 +197,7 @@ func (rr *redactedRun) cleanup() { os.RemoveAll(rr.tmp) }
 
 // write writes the reports with the redacted copies' paths shown as the
 // redacted names of the inputs.
-func (rr *redactedRun) write(format, output string, stdout io.Writer, reports []*analysis.Result) error {
+func (rr *redactedRun) write(format, output string, stdout io.Writer, reports []*report.Result) error {
 	var buf bytes.Buffer
 	if err := sinks.WriteReports(format, &buf, reports); err != nil {
 		return err

@@ -14,14 +14,14 @@ import (
 	"github.com/ozdoctor/ozdoctor/internal/redact"
 )
 
-// report is the part of a JSON report the redaction tests compare.
-type report struct {
+// jsonReport is the part of a JSON report the redaction tests compare.
+type jsonReport struct {
 	Findings []map[string]any `json:"findings"`
 }
 
 // analyzeJSON runs analyze --format json and returns the report, its
 // findings' text and the exit code.
-func analyzeJSON(t *testing.T, args ...string) (report, []byte) {
+func analyzeJSON(t *testing.T, args ...string) (jsonReport, []byte) {
 	t.Helper()
 	code, out, stderr := runCLI(t, append([]string{"analyze", "--format", "json", "--fail-on", "never"}, args...)...)
 	if code != exitOK {
@@ -33,7 +33,7 @@ func analyzeJSON(t *testing.T, args ...string) (report, []byte) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("analyze %v: %v", args, err)
 	}
-	var r report
+	var r jsonReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func analyzeJSON(t *testing.T, args ...string) (report, []byte) {
 
 // essence is what must survive redaction of each finding: detector,
 // defect, severity, state, times and the number of evidence lines.
-func essence(r report) []string {
+func essence(r jsonReport) []string {
 	var out []string
 	for _, f := range r.Findings {
 		ev, _ := f["evidence"].([]any)
@@ -54,7 +54,7 @@ func essence(r report) []string {
 
 // relativeEvidence rewrites each evidence file path relative to its input:
 // what follows root, or the first "!/" of an archive.
-func relativeEvidence(r report, root string) report {
+func relativeEvidence(r jsonReport, root string) jsonReport {
 	for _, f := range r.Findings {
 		ev, _ := f["evidence"].([]any)
 		for _, e := range ev {
@@ -108,7 +108,7 @@ func checkDiagnosisSurvives(t *testing.T, input, dir string) {
 	if code != exitOK {
 		t.Fatalf("redact --reverse: exit %d: %s", code, stderr)
 	}
-	var rev report
+	var rev jsonReport
 	if err := json.Unmarshal([]byte(revText), &rev.Findings); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func checkDiagnosisSurvives(t *testing.T, input, dir string) {
 // canonEntities sorts the lists of each finding's entities: a report
 // sorts hosts by name, and pseudonyms sort in another order than their
 // originals.
-func canonEntities(r report) report {
+func canonEntities(r jsonReport) jsonReport {
 	for _, f := range r.Findings {
 		ents, _ := f["entities"].(map[string]any)
 		for k, v := range ents {
@@ -278,7 +278,7 @@ func TestAnalyzeRedact(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var red report
+	var red jsonReport
 	if err := json.Unmarshal([]byte(out), &red); err != nil {
 		t.Fatal(err)
 	}

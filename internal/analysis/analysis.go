@@ -3,8 +3,9 @@
 // event-time-ordered signals feed the engine (package detectors), whose
 // transitions feed the subscribers and the report. Run is the batch mode
 // over log bundles; Record and Recording.Replay drive the same pipeline
-// live; Checkpoint and RestorePipeline save and resume it. A run returns
-// the findings and the coverage: what was read and what could not be.
+// live; Checkpoint and RestorePipeline save and resume it. A run fills a
+// report.Result: the findings and the coverage, what was read and what
+// could not be.
 package analysis
 
 import (
@@ -13,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -31,6 +31,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers/log4j"
 	"github.com/ozdoctor/ozdoctor/parsers/prom"
 	"github.com/ozdoctor/ozdoctor/parsers/site"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // ErrNoInput is returned when no input could be read at all.
@@ -81,15 +82,6 @@ type Progress struct {
 	Path  string // file being read
 }
 
-// Result is the outcome of an analysis.
-type Result struct {
-	// Cluster names the Ozone cluster when the source held several (an
-	// Elasticsearch index read per cluster).
-	Cluster  string                `json:"cluster,omitempty"`
-	Findings detectors.FindingList `json:"findings"`
-	Coverage Coverage              `json:"coverage"`
-}
-
 // Run analyses the inputs: the bundle walker is the source, every file's
 // records become signals (stream.Recognizer), the signals of all files are
 // ordered by event time (stream.Merger) and the engine runs the detectors
@@ -106,7 +98,7 @@ type Result struct {
 // (Overtaken), and the run is done again holding everything, so that the
 // report is the ordered one either way (coverage.stream.overtaken says
 // so).
-func Run(ctx context.Context, opt Options) (*Result, error) {
+func Run(ctx context.Context, opt Options) (*report.Result, error) {
 	if opt.HoldAll {
 		res, _, err := run(ctx, opt, true)
 		return res, err
@@ -140,7 +132,7 @@ type walkStats struct {
 
 // run is one walk of Run, holding every signal to its end if held, else
 // stopping at the first overtaken signal.
-func run(ctx context.Context, opt Options, held bool) (*Result, walkStats, error) {
+func run(ctx context.Context, opt Options, held bool) (*report.Result, walkStats, error) {
 	var walk walkStats
 	p, err := NewPipeline(opt)
 	if err != nil {
@@ -175,7 +167,7 @@ func run(ctx context.Context, opt Options, held bool) (*Result, walkStats, error
 	p.cov.Skipped = append(p.cov.Skipped, problems...)
 	if p.cov.Files.Len() == 0 {
 		p.cov.Skipped = nonNil(p.cov.Skipped)
-		return &Result{Coverage: p.finishCoverage()}, walk, ErrNoInput
+		return &report.Result{Coverage: p.finishCoverage()}, walk, ErrNoInput
 	}
 	return p.Finish(), walk, nil
 }
@@ -231,7 +223,7 @@ type Pipeline struct {
 	engine    *detectors.Engine
 	collector detectors.Collector
 	metrics   map[string]bool // the /prom metrics detectors read
-	cov       Coverage
+	cov       report.Coverage
 	held      bool         // a bundle run holds every signal to the end of its walk
 	overtaken func()       // ends a bundle run's walk whose order did not hold
 	heads     sync.Pool    // *log4j.Scanner of the starts of files (firstTime)
@@ -345,9 +337,9 @@ func (p *Pipeline) CloseStreams() { p.merger.CloseAll() }
 
 // Coverage returns what the run has read so far, with the given files
 // (a source that follows files counts them itself).
-func (p *Pipeline) Coverage(files []FileCoverage) Coverage {
+func (p *Pipeline) Coverage(files []report.FileCoverage) report.Coverage {
 	saved := p.cov.Files
-	p.cov.Files = FilesOf(append(slices.Collect(saved.All()), files...))
+	p.cov.Files = report.FilesOf(append(slices.Collect(saved.All()), files...))
 	defer func() { p.cov.Files = saved }()
 	return p.finishCoverage()
 }
@@ -376,7 +368,7 @@ func (p *Pipeline) Release(now time.Time) {
 
 // Finish ends the input: everything queued is handed on, the detectors are
 // flushed at the end of the input, and the report is the final state.
-func (p *Pipeline) Finish() *Result {
+func (p *Pipeline) Finish() *report.Result {
 	p.drain()
 	if e := p.merger.SpillStats().Lost; e != "" {
 		p.cov.Skipped = append(p.cov.Skipped, bundle.Problem{Path: "(spill file)", Reason: e})
@@ -396,7 +388,7 @@ func (p *Pipeline) Finish() *Result {
 		cov.Stream.SpillError = "findings: " + err.Error()
 	}
 	findings := p.collector.Findings(p.engine.Finalizer(), func(name string) bool { return ran[name] })
-	return &Result{Findings: findings, Coverage: cov}
+	return &report.Result{Findings: findings, Coverage: cov}
 }
 
 // drain hands everything queued to the engine: the merger reads its spilled
@@ -470,15 +462,15 @@ func (o *observer) stop() {
 func (p *Pipeline) file(f bundle.File, rd io.Reader) error {
 	p.rank(f.Rank)
 	fc, err := p.read(f, rd, p.recog, p.target)
-	p.commit(fc, f.Next)
+	p.commit(fc, f.Rank, f.Next)
 	return err
 }
 
 // read reads one file of the bundle, its signals into target, and returns
 // its coverage.
-func (p *Pipeline) read(f bundle.File, rd io.Reader, recog *stream.Recognizer, target stream.Streams) (FileCoverage, error) {
+func (p *Pipeline) read(f bundle.File, rd io.Reader, recog *stream.Recognizer, target stream.Streams) (report.FileCoverage, error) {
 	cr := &countingReader{r: rd, p: p, path: f.Path}
-	fc := FileCoverage{Path: f.Path, Host: f.Host, Component: string(f.Component), Kind: string(f.Kind), rank: f.Rank}
+	fc := report.FileCoverage{Path: f.Path, Host: f.Host, Component: string(f.Component), Kind: string(f.Kind)}
 	var err error
 	switch f.Kind {
 	case parsers.KindConfig:
@@ -513,10 +505,11 @@ func (p *Pipeline) rank(r int) {
 	}
 }
 
-// commit adds a file read to the run's coverage and hands on what is due:
-// no file after it starts before next (zero: unknown).
-func (p *Pipeline) commit(fc FileCoverage, next time.Time) {
-	p.cov.Files.add(fc, p.opt.SpillBudget/8, p.opt.SpillDir)
+// commit adds a file read, the rank-th on disk, to the run's coverage and
+// hands on what is due: no file after it starts before next (zero:
+// unknown).
+func (p *Pipeline) commit(fc report.FileCoverage, rank int, next time.Time) {
+	p.cov.Files.Add(fc, rank, p.opt.SpillBudget/8, p.opt.SpillDir)
 	p.filesDone.Add(1)
 	p.progress(fc.Path)
 	if !next.IsZero() && !p.held {
@@ -537,7 +530,7 @@ func (p *Pipeline) progress(path string) {
 }
 
 // scan reads one log file into target.
-func (p *Pipeline) scan(f bundle.File, rd io.Reader, recog *stream.Recognizer, target stream.Streams, fc *FileCoverage) error {
+func (p *Pipeline) scan(f bundle.File, rd io.Reader, recog *stream.Recognizer, target stream.Streams, fc *report.FileCoverage) error {
 	res, err := recog.Scan(stream.File{Path: f.Path, Host: f.Host, Component: f.Component, Kind: f.Kind, Zone: p.zone(f.Host)},
 		rd, target, time.Time{})
 	*fc = Recognised(*fc, res)
@@ -548,7 +541,7 @@ func (p *Pipeline) scan(f bundle.File, rd io.Reader, recog *stream.Recognizer, t
 // host, component, kind), with what the Recognizer saw of it: every mode
 // reports a file's coverage through it, so the same records give the same
 // coverage.
-func Recognised(fc FileCoverage, res stream.FileResult) FileCoverage {
+func Recognised(fc report.FileCoverage, res stream.FileResult) report.FileCoverage {
 	stats := res.Stats
 	fc.Signals = res.Signals
 	if fc.Host == "" {
@@ -621,47 +614,42 @@ func nonNil[T any](xs []T) []T {
 // finishCoverage sums files into hosts and totals and says which detectors
 // had the logs they need, what settings were in force and which clock
 // offsets were applied.
-func (p *Pipeline) finishCoverage() Coverage {
+func (p *Pipeline) finishCoverage() report.Coverage {
 	// In name order: files on disk are read in the order of their times.
-	p.cov.Files.sortByRank()
+	p.cov.Files.SortByRank()
 	cov := p.cov
-	cov.Offsets = p.merger.Offsets()
-	sums := &cov.Files.sums
-	cov.Totals, cov.Start, cov.End = sums.totals, sums.start, sums.end
-	cov.Totals.Signals = p.merger.Stats().Released
-	cov.Hosts = []HostCoverage{}
-	for _, hc := range sums.hosts {
-		h := *hc
-		h.Components = slices.Sorted(slices.Values(h.Components))
-		cov.Hosts = append(cov.Hosts, h)
+	if offsets := p.merger.Offsets(); offsets != nil {
+		cov.Offsets = make([]report.ClockOffset, len(offsets))
+		for i, o := range offsets {
+			cov.Offsets[i] = report.ClockOffset(o)
+		}
 	}
-	sort.Slice(cov.Hosts, func(i, j int) bool { return cov.Hosts[i].Host < cov.Hosts[j].Host })
-	cov.Settings = []Setting{}
+	cov.SumFiles()
+	cov.Totals.Signals = p.merger.Stats().Released
+	cov.Settings = []report.Setting{}
 	for _, k := range p.env.Settings.Keys() {
 		v, src, _ := p.env.Settings.Get(k)
 		if _, def := site.Defaults()[k]; def || src != "default" {
 			if def || strings.HasPrefix(k, "ozone.scm.") || strings.HasPrefix(k, "hdds.") {
-				cov.Settings = append(cov.Settings, Setting{Key: k, Value: v, Source: src})
+				cov.Settings = append(cov.Settings, report.Setting{Key: k, Value: v, Source: src})
 			}
 		}
 	}
-	present := map[parsers.Component]bool{}
-	maps.Copy(present, sums.present)
-	cov.Detectors = p.detectorCoverage(present)
+	cov.Detectors = p.detectorCoverage(cov.Files.Components())
 	cov.State, cov.Stream = p.stateCoverage()
 	cov.Versions = p.versionCoverage()
 	return cov
 }
 
 // versionCoverage groups the services' versions by component and version.
-func (p *Pipeline) versionCoverage() []VersionCoverage {
-	var out []VersionCoverage
+func (p *Pipeline) versionCoverage() []report.VersionCoverage {
+	var out []report.VersionCoverage
 	for _, sv := range p.env.Identity.Services() {
-		i := slices.IndexFunc(out, func(v VersionCoverage) bool {
+		i := slices.IndexFunc(out, func(v report.VersionCoverage) bool {
 			return v.Component == string(sv.Component) && v.Version == sv.Version
 		})
 		if i < 0 {
-			out = append(out, VersionCoverage{Component: string(sv.Component), Version: sv.Version})
+			out = append(out, report.VersionCoverage{Component: string(sv.Component), Version: sv.Version})
 			i = len(out) - 1
 		}
 		out[i].Hosts = append(out[i].Hosts, sv.Host)
@@ -676,29 +664,29 @@ func (p *Pipeline) versionCoverage() []VersionCoverage {
 }
 
 // stateCoverage reports the retained state and what the ordering did.
-func (p *Pipeline) stateCoverage() ([]StateCoverage, StreamCoverage) {
-	var out []StateCoverage
+func (p *Pipeline) stateCoverage() ([]report.StateCoverage, report.StreamCoverage) {
+	var out []report.StateCoverage
 	for _, d := range p.engine.State() {
 		for _, s := range d.Stats {
-			out = append(out, StateCoverage{Owner: d.Detector, Name: s.Name, Entries: s.Entries, Limit: s.Limit, Evicted: s.Evicted})
+			out = append(out, report.StateCoverage{Owner: d.Detector, Name: s.Name, Entries: s.Entries, Limit: s.Limit, Evicted: s.Evicted})
 		}
 	}
 	n, limit, evicted := p.merger.SyncEvents()
-	out = append(out, StateCoverage{Owner: "merger", Name: "shared events for clock offsets", Entries: n, Limit: limit, Evicted: evicted})
+	out = append(out, report.StateCoverage{Owner: "merger", Name: "shared events for clock offsets", Entries: n, Limit: limit, Evicted: evicted})
 	ms, es, sp := p.merger.Stats(), p.engine.Stats(), p.merger.SpillStats()
-	return out, StreamCoverage{Late: ms.Late, Filtered: ms.Filtered, Transitions: es.Transitions, AlertsExpired: es.Expired,
+	return out, report.StreamCoverage{Late: ms.Late, Filtered: ms.Filtered, Transitions: es.Transitions, AlertsExpired: es.Expired,
 		Unattributed: es.Unattributed, Spilled: sp.Signals, SpillError: sp.Error}
 }
 
 // detectorCoverage says, for every detector, whether the logs it needs
 // were in the input.
-func (p *Pipeline) detectorCoverage(present map[parsers.Component]bool) []DetectorCoverage {
+func (p *Pipeline) detectorCoverage(present map[parsers.Component]bool) []report.DetectorCoverage {
 	for _, c := range p.merger.Components() {
 		present[c] = true
 	}
-	out := []DetectorCoverage{}
+	out := []report.DetectorCoverage{}
 	for _, reg := range p.opt.Detectors {
-		dc := DetectorCoverage{Name: reg.Doc.Name, Defect: reg.Doc.Defect, Ran: true}
+		dc := report.DetectorCoverage{Name: reg.Doc.Name, Defect: reg.Doc.Defect, Ran: true}
 		var missing []string
 		for _, c := range reg.Doc.Needs {
 			if !present[c] {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // One bundle with every kind of bad input next to a readable log: the run
@@ -83,7 +84,7 @@ func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
 			t.Errorf("coverage does not say that %s was skipped:\n%s", want, all)
 		}
 	}
-	files := map[string]FileCoverage{}
+	files := map[string]report.FileCoverage{}
 	for f := range res.Coverage.Files.All() {
 		files[filepath.Base(f.Path)] = f
 	}

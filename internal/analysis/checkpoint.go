@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ozdoctor/ozdoctor/internal/snapshot"
-	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/report"
+	"github.com/ozdoctor/ozdoctor/store/snapshot"
 )
 
 // CheckpointFormat is the version of a pipeline checkpoint.
@@ -16,19 +17,19 @@ const CheckpointFormat = 1
 // offsets), the report's findings and coverage so far, and where each
 // stream's source stood.
 type checkpoint struct {
-	Format    int               `json:"format"`
-	Engine    json.RawMessage   `json:"engine"`
-	Merger    json.RawMessage   `json:"merger"`
-	Collector json.RawMessage   `json:"collector"`
-	Coverage  Coverage          `json:"coverage"`
-	Bytes     int64             `json:"bytes"`
-	Positions []stream.Position `json:"positions,omitempty"`
+	Format    int                `json:"format"`
+	Engine    json.RawMessage    `json:"engine"`
+	Merger    json.RawMessage    `json:"merger"`
+	Collector json.RawMessage    `json:"collector"`
+	Coverage  report.Coverage    `json:"coverage"`
+	Bytes     int64              `json:"bytes"`
+	Positions []parsers.Position `json:"positions,omitempty"`
 }
 
 // Checkpoint returns the pipeline's state as bytes, with the sources'
 // positions, so that RestorePipeline continues as if the process had never
 // stopped.
-func (p *Pipeline) Checkpoint(positions []stream.Position) ([]byte, error) {
+func (p *Pipeline) Checkpoint(positions []parsers.Position) ([]byte, error) {
 	cp := checkpoint{Format: CheckpointFormat, Coverage: p.cov, Bytes: p.bytes.Load(), Positions: positions}
 	var err error
 	if cp.Engine, err = p.engine.Snapshot(); err != nil {
@@ -46,7 +47,7 @@ func (p *Pipeline) Checkpoint(positions []stream.Position) ([]byte, error) {
 // RestorePipeline builds a pipeline for opt from a checkpoint. It returns
 // the sources' positions and the detectors whose state could not be
 // restored (their state's types changed): they start empty.
-func RestorePipeline(opt Options, data []byte) (*Pipeline, []stream.Position, []string, error) {
+func RestorePipeline(opt Options, data []byte) (*Pipeline, []parsers.Position, []string, error) {
 	var cp checkpoint
 	if err := json.Unmarshal(data, &cp); err != nil {
 		return nil, nil, nil, fmt.Errorf("checkpoint: %w", err)

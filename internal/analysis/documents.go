@@ -9,6 +9,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // DocumentSource is a search engine holding log documents a shipper stored
@@ -30,7 +31,7 @@ const releaseEvery = 1024
 // host's file is one stream whose lines feed the same recognizer; silences
 // come from the source (the documents are a filtered selection, so gaps
 // between them say nothing).
-func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*Result, error) {
+func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*report.Result, error) {
 	opt.Inputs = []string{src.Name()}
 	p, err := NewPipeline(opt)
 	if err != nil {
@@ -57,11 +58,11 @@ func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*Result
 		return nil, err
 	}
 	for _, fc := range feed.End(time.Time{}) {
-		p.cov.Files.add(fc, 0, "")
+		p.cov.Files.Add(fc, 0, 0, "")
 	}
 	if p.cov.Files.Len() == 0 {
 		p.cov.Skipped = nonNil(p.cov.Skipped)
-		return &Result{Coverage: p.finishCoverage()}, ErrNoInput
+		return &report.Result{Coverage: p.finishCoverage()}, ErrNoInput
 	}
 	return p.Finish(), nil
 }
@@ -112,8 +113,8 @@ func (f *DocumentFeed) Flush(now time.Time) {
 }
 
 // End closes the streams and returns their coverage.
-func (f *DocumentFeed) End(now time.Time) []FileCoverage {
-	out := make([]FileCoverage, 0, len(f.order))
+func (f *DocumentFeed) End(now time.Time) []report.FileCoverage {
+	out := make([]report.FileCoverage, 0, len(f.order))
 	for _, ds := range f.order {
 		out = append(out, ds.end(now))
 	}
@@ -124,7 +125,7 @@ func (f *DocumentFeed) End(now time.Time) []FileCoverage {
 // docStream is one host's file as its documents arrive.
 type docStream struct {
 	fl   *stream.Follower
-	fc   FileCoverage
+	fc   report.FileCoverage
 	line int
 }
 
@@ -136,7 +137,7 @@ func (p *Pipeline) openDocStream(recog *stream.Recognizer, d parsers.Document) *
 	f := stream.File{Path: d.Host + ":" + d.Path, Host: host, Component: comp, Kind: kind, Zone: p.zone(host)}
 	return &docStream{
 		fl: recog.Follow(f, 1, 0, p.merger),
-		fc: FileCoverage{Path: f.Path, Host: host, Component: string(comp), Kind: string(kind)},
+		fc: report.FileCoverage{Path: f.Path, Host: host, Component: string(comp), Kind: string(kind)},
 	}
 }
 
@@ -155,7 +156,7 @@ func (ds *docStream) feed(d parsers.Document, now time.Time) {
 }
 
 // end closes the stream and returns its coverage.
-func (ds *docStream) end(now time.Time) FileCoverage {
+func (ds *docStream) end(now time.Time) report.FileCoverage {
 	fc := Recognised(ds.fc, ds.fl.End(now))
 	fc.Note = joinNote(fc.Note, "documents selected by the pushed-down query")
 	return fc

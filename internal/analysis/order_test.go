@@ -13,6 +13,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // renderFleet writes a fleet of three 3-hour periods with all five defects
@@ -27,7 +28,7 @@ func renderFleet(t *testing.T) string {
 	return dir
 }
 
-func reportJSON(t *testing.T, res *Result) string {
+func reportJSON(t *testing.T, res *report.Result) string {
 	t.Helper()
 	out, err := json.MarshalIndent(res, "", " ")
 	if err != nil {

@@ -44,7 +44,7 @@ func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Prob
 		defer func() { recognizers <- recog }()
 		target := &turnStreams{tr: tr}
 		fc, err := p.read(f, rd, recog, target)
-		tr.do(func() { p.commit(fc, f.Next) })
+		tr.do(func() { p.commit(fc, f.Rank, f.Next) })
 		return err
 	}
 	end := func(t *bundle.Turn) {

@@ -12,6 +12,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // Recording is what the Recognizer made of a bundle, stream by stream, in
@@ -21,7 +22,7 @@ import (
 // drive the live path from a bundle.
 type Recording struct {
 	Streams  []RecordedStream
-	coverage Coverage
+	coverage report.Coverage
 	rank     int // of the streams opened next (Pipeline.rank)
 }
 
@@ -115,7 +116,7 @@ type ReplayStats struct {
 // random delay behind the clock (untimed ones at once), and the pipeline
 // releases what is due at every step. opt must equal the options the
 // recording was made with, but for Subscribe.
-func (r *Recording) Replay(opt Options, plan ReplayPlan) (*Result, ReplayStats, error) {
+func (r *Recording) Replay(opt Options, plan ReplayPlan) (*report.Result, ReplayStats, error) {
 	p, err := NewPipeline(opt)
 	if err != nil {
 		return nil, ReplayStats{}, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // The sample bundle fed live (streams in interleaved chunks behind a
@@ -73,7 +74,7 @@ func line(tr detectors.Transition) string {
 	return fmt.Sprintf("%s %s %s>%s %v %s", tr.At.UTC().Format(time.RFC3339Nano), tr.Fingerprint, tr.From, tr.To, tr.Escalated, b)
 }
 
-func findingsJSON(t *testing.T, r *Result) string {
+func findingsJSON(t *testing.T, r *report.Result) string {
 	b, err := json.Marshal(r.Findings)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // A run whose held signals and file list outgrow a small spill budget
@@ -20,7 +21,7 @@ func TestSpillGivesTheSameReport(t *testing.T) {
 	if err := s.Render(dir, r); err != nil {
 		t.Fatal(err)
 	}
-	run := func(budget int64, spillDir string) (*Result, []byte) {
+	run := func(budget int64, spillDir string) (*report.Result, []byte) {
 		res, err := Run(context.Background(), Options{Inputs: []string{dir}, Detectors: registry.All(),
 			SpillBudget: budget, SpillDir: spillDir})
 		if err != nil {
@@ -44,9 +45,9 @@ func TestSpillGivesTheSameReport(t *testing.T) {
 	if n := spilled.Coverage.Stream.Spilled; n < inMemory.Coverage.Totals.Signals/2 {
 		t.Fatalf("%d of %d signals spilled with a 64 KiB budget", n, inMemory.Coverage.Totals.Signals)
 	}
-	if spilled.Coverage.Files.spill == nil || inMemory.Coverage.Files.spill != nil {
+	if !spilled.Coverage.Files.OnDisk() || inMemory.Coverage.Files.OnDisk() {
 		t.Fatalf("the list of %d files went to a file with a 64 KiB budget: %v, without one: %v", spilled.Coverage.Files.Len(),
-			spilled.Coverage.Files.spill != nil, inMemory.Coverage.Files.spill != nil)
+			spilled.Coverage.Files.OnDisk(), inMemory.Coverage.Files.OnDisk())
 	}
 	if string(got) != string(want) {
 		t.Fatalf("the report differs with spilling:\n%s\nwithout:\n%s", got, want)
@@ -57,7 +58,7 @@ func TestSpillGivesTheSameReport(t *testing.T) {
 	// A spill directory that cannot be used: the run says so, keeps the
 	// signals in memory and finds the same.
 	failed, got := run(64<<10, dir+"/missing")
-	if failed.Coverage.Stream.SpillError == "" || failed.Coverage.Stream.Spilled != 0 || failed.Coverage.Files.spill != nil {
+	if failed.Coverage.Stream.SpillError == "" || failed.Coverage.Stream.Spilled != 0 || failed.Coverage.Files.OnDisk() {
 		t.Fatalf("stream coverage %+v: want a spill error and nothing spilled", failed.Coverage.Stream)
 	}
 	if string(got) != string(want) {

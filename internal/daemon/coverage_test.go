@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/analysis"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // The sidecar's report (its / page) gives each file it follows the
@@ -17,7 +17,7 @@ import (
 // followed or was let go.
 func TestWatchCoverageIsABundleRunsCoverage(t *testing.T) {
 	src, opt, batch := sampleRun(t)
-	byFile := map[string]analysis.FileCoverage{}
+	byFile := map[string]report.FileCoverage{}
 	for fc := range batch.Coverage.Files.All() {
 		byFile[filepath.Base(fc.Path)] = fc
 	}
@@ -49,7 +49,7 @@ func TestWatchCoverageIsABundleRunsCoverage(t *testing.T) {
 	}
 	compare := func(when string, signals bool) {
 		t.Helper()
-		got := map[string]analysis.FileCoverage{}
+		got := map[string]report.FileCoverage{}
 		for fc := range d.Report().Coverage.Files.All() {
 			got[filepath.Base(fc.Path)] = fc
 		}

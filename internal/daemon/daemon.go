@@ -25,14 +25,16 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/atomicfile"
 	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/tail"
+	"github.com/ozdoctor/ozdoctor/report"
 	"github.com/ozdoctor/ozdoctor/sinks"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
 	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 	"github.com/ozdoctor/ozdoctor/sinks/metrics"
+	"github.com/ozdoctor/ozdoctor/store/atomicfile"
 )
 
 // Config configures a daemon. Zero durations take their defaults.
@@ -161,11 +163,13 @@ func New(cfg Config) (*Daemon, error) {
 			return nil, err
 		}
 	}
-	mo := metrics.Options{Version: cfg.Version, Detectors: docs}
+	d.metrics = metrics.New(metrics.Options{Version: cfg.Version, Detectors: docs})
 	if d.am != nil {
-		mo.Alertmanager = d.am
+		d.metrics.Registry().MustRegister(alertmanager.Collector{Stats: d.am.Stats})
 	}
-	d.metrics = metrics.New(mo)
+	if d.esq != nil {
+		d.metrics.Registry().MustRegister(elasticsearch.Collector{Stats: d.esq.Stats})
+	}
 	d.outputs = []sinks.Output{d.metrics}
 	if d.am != nil {
 		d.outputs = append(d.outputs, d.am)
@@ -180,7 +184,7 @@ func New(cfg Config) (*Daemon, error) {
 	opt := cfg.Pipeline
 	opt.Subscribe = d.observe
 	opt.NoReport = true // its sinks take transitions; /, /alerts and checkpoints read the engine
-	var positions []stream.Position
+	var positions []parsers.Position
 	data, err := os.ReadFile(filepath.Join(cfg.StateDir, checkpointFile))
 	switch {
 	case cfg.StateDir != "" && err == nil:
@@ -357,10 +361,6 @@ func (d *Daemon) stats(now time.Time) metrics.Stats {
 			st.Scrapes = append(st.Scrapes, t.stats)
 		}
 	}
-	if d.esq != nil {
-		q := d.esq.Stats()
-		st.ESFindings = &q
-	}
 	if d.cfg.StateDir != "" {
 		c := d.checkpoints
 		st.Checkpoint = &c
@@ -397,9 +397,9 @@ func (d *Daemon) checkpoint(now time.Time) error {
 // for a file whose last record is still open, the position of its first
 // line, so that a restart reads it again whole.
 func (d *Daemon) writeCheckpoint() error {
-	var positions []stream.Position
+	var positions []parsers.Position
 	if d.es != nil {
-		positions = []stream.Position{d.es.position()}
+		positions = []parsers.Position{d.es.position()}
 	} else {
 		positions = d.tailer.Positions()
 		for i, p := range positions {
@@ -431,7 +431,7 @@ func (d *Daemon) Alerts() []detectors.Finding {
 
 // Report is the report of the current state: the alerts that fired or
 // resolved (not the pending ones) and what the daemon has read.
-func (d *Daemon) Report() *analysis.Result {
+func (d *Daemon) Report() *report.Result {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	eng := d.pipe.Engine()
@@ -441,15 +441,15 @@ func (d *Daemon) Report() *analysis.Result {
 			findings = append(findings, eng.Finalize(f))
 		}
 	}
-	r := &analysis.Result{Findings: detectors.FindingsOf(findings)}
+	r := &report.Result{Findings: detectors.FindingsOf(findings)}
 	open := map[string]*follow{}
 	for _, f := range d.follows {
 		open[f.path] = f
 	}
-	var files []analysis.FileCoverage
+	var files []report.FileCoverage
 	for _, path := range slices.Sorted(maps.Keys(d.sources)) {
 		host, comp, kind := bundle.Classify(path)
-		fc := analysis.FileCoverage{Path: path, Host: host, Component: string(comp), Kind: string(kind)}
+		fc := report.FileCoverage{Path: path, Host: host, Component: string(comp), Kind: string(kind)}
 		if f := open[path]; f != nil {
 			fc = analysis.Recognised(fc, f.fl.Result())
 		} else if res, ok := d.ended[path]; ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // clock is a wall clock the test moves.
@@ -142,7 +143,7 @@ func TestWatchFindsWhatABundleRunFinds(t *testing.T) {
 // sampleRun renders the sample's cluster unrotated and returns its
 // directory, the pipeline options of the daemons under test and a bundle
 // run's result over it.
-func sampleRun(t *testing.T) (string, analysis.Options, *analysis.Result) {
+func sampleRun(t *testing.T) (string, analysis.Options, *report.Result) {
 	t.Helper()
 	src := t.TempDir()
 	s, r := scenario.Sample()

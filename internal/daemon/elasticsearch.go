@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/stream"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/es"
 	"github.com/ozdoctor/ozdoctor/sinks/metrics"
@@ -61,7 +60,7 @@ type esFollow struct {
 // cursor in Unix milliseconds.
 func (e *esFollow) esStream() string { return "elasticsearch " + e.src.Name() }
 
-func newESFollow(cfg ESConfig, pipe *analysis.Pipeline, positions []stream.Position) (*esFollow, error) {
+func newESFollow(cfg ESConfig, pipe *analysis.Pipeline, positions []parsers.Position) (*esFollow, error) {
 	cfg.defaults()
 	src, err := es.New(cfg.Source)
 	if err != nil {
@@ -78,8 +77,8 @@ func newESFollow(cfg ESConfig, pipe *analysis.Pipeline, positions []stream.Posit
 }
 
 // position is the cursor as a checkpoint position.
-func (e *esFollow) position() stream.Position {
-	return stream.Position{Stream: e.esStream(), Offset: e.cursor.UnixMilli()}
+func (e *esFollow) position() parsers.Position {
+	return parsers.Position{Stream: e.esStream(), Offset: e.cursor.UnixMilli()}
 }
 
 // poll reads the next window when it is due, feeds it and releases what

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/log4j"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 // LoadBundle indexes the log files of a bundle into index as Filebeat with
@@ -88,7 +88,7 @@ func LoadBundle(s *Server, index, path string, hosts map[string]string, cluster 
 
 // Hosts maps each file of a bundle run's coverage to the host the run
 // learned for it, as LoadBundle takes it.
-func Hosts(cov analysis.Coverage) map[string]string {
+func Hosts(cov report.Coverage) map[string]string {
 	hosts := make(map[string]string, cov.Files.Len())
 	for f := range cov.Files.All() {
 		hosts[f.Path] = f.Host

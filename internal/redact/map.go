@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ozdoctor/ozdoctor/internal/atomicfile"
+	"github.com/ozdoctor/ozdoctor/store/atomicfile"
 )
 
 // Kind is what an original names.

@@ -12,9 +12,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/snapshot"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/store/snapshot"
 )
 
 // ID names one stream of a Merger: a log file, or one service of a

@@ -17,11 +17,12 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/esclient"
 	"github.com/ozdoctor/ozdoctor/internal/esstandin"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 	"github.com/ozdoctor/ozdoctor/parsers/es"
+	"github.com/ozdoctor/ozdoctor/parsers/es/esclient"
+	"github.com/ozdoctor/ozdoctor/report"
 )
 
 const sample = "../../examples/bundles/sample.tar.gz"
@@ -62,7 +63,7 @@ func holdsLiteral(cat *catalogue.Catalogue, line string) bool {
 
 // bundleRun analyses the sample as files and returns the result and each
 // file's host.
-func bundleRun(t testing.TB) (*analysis.Result, map[string]string) {
+func bundleRun(t testing.TB) (*report.Result, map[string]string) {
 	t.Helper()
 	res, err := analysis.Run(context.Background(), analysis.Options{Inputs: []string{sample}, Detectors: registry.All()})
 	if err != nil {

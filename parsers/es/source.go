@@ -13,9 +13,9 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
-	"github.com/ozdoctor/ozdoctor/internal/esclient"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
+	"github.com/ozdoctor/ozdoctor/parsers/es/esclient"
 )
 
 // Config selects the documents of one Ozone cluster.

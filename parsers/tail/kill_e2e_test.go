@@ -17,17 +17,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers"
 )
 
 // killState is what the tailer process of TestKillRestart checkpoints
 // after every poll: its positions and how much of its output they
 // account for (the output stands for the engine state a daemon saves).
 type killState struct {
-	Seq       int64             `json:"seq"`
-	Positions []stream.Position `json:"positions"`
-	OutLen    int64             `json:"out_len"`
-	Next      map[string]int    `json:"next"` // next line expected of each writer
+	Seq       int64              `json:"seq"`
+	Positions []parsers.Position `json:"positions"`
+	OutLen    int64              `json:"out_len"`
+	Next      map[string]int     `json:"next"` // next line expected of each writer
 }
 
 const killEnv = "OZDOCTOR_TAIL_KILL_DIR"
@@ -213,7 +213,7 @@ func TestKillChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.Positions == nil {
-		st.Positions = []stream.Position{} // the files are read whole
+		st.Positions = []parsers.Position{} // the files are read whole
 	}
 	if err := tl.Restore(st.Positions); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/stream"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/log4j"
 )
@@ -151,7 +150,7 @@ func TestRestartInsideRecord(t *testing.T) {
 	var got []parsers.Record
 	opt := Options{Globs: []string{p}, Linger: -1, IdleFlush: time.Hour, MaxRead: 1000}
 	written := 0
-	var saved []stream.Position
+	var saved []parsers.Position
 	restarts := 0
 	for ; ; restarts++ {
 		tl, err := New(opt)

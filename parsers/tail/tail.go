@@ -99,7 +99,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers"
 )
 
 // Options configure a Tailer. The zero value of a field picks its default.
@@ -184,7 +184,7 @@ type Tailer struct {
 	opt     Options
 	files   []*file // in the order first followed
 	byID    map[fileKey]*file
-	pending []stream.Position
+	pending []parsers.Position
 	resumed bool
 	polls   int
 	more    bool
@@ -284,7 +284,7 @@ func New(opt Options) (*Tailer, error) {
 // Restore makes the Tailer continue from positions taken by Positions of an
 // earlier Tailer; it must come before the first Poll. Files not named by
 // a position are then new and read from their start (no look-back).
-func (t *Tailer) Restore(positions []stream.Position) error {
+func (t *Tailer) Restore(positions []parsers.Position) error {
 	if t.polls > 0 {
 		return errors.New("tail: Restore after Poll")
 	}
@@ -304,16 +304,16 @@ func (t *Tailer) Restore(positions []stream.Position) error {
 // Positions returns where every followed file stands, in the order the
 // files were first followed. Taken after a Poll's chunks were consumed,
 // they are the place to restart from.
-func (t *Tailer) Positions() []stream.Position {
+func (t *Tailer) Positions() []parsers.Position {
 	if t.polls == 0 {
 		return slices.Clone(t.pending)
 	}
-	out := make([]stream.Position, 0, len(t.files))
+	out := make([]parsers.Position, 0, len(t.files))
 	for _, e := range t.files {
 		if e.done {
 			continue
 		}
-		out = append(out, stream.Position{Stream: e.stream, Device: e.key.dev, Inode: e.key.ino,
+		out = append(out, parsers.Position{Stream: e.stream, Device: e.key.dev, Inode: e.key.ino,
 			Fingerprint: e.fp, Offset: e.offset, Line: e.line})
 	}
 	return out
@@ -996,7 +996,7 @@ func (t *Tailer) resolve(now time.Time) {
 	}
 }
 
-func (t *Tailer) lost(p stream.Position, why string) {
+func (t *Tailer) lost(p parsers.Position, why string) {
 	t.stats.Lost++
 	t.fail(p.Stream, fmt.Errorf("position at offset %d: file %s; the rest of it is lost", p.Offset, why))
 }

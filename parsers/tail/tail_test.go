@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers"
 )
 
 // clock is a settable clock for IdleFlush and Linger.
@@ -49,7 +49,7 @@ type harness struct {
 	order []string // "stream:text" in delivery order
 }
 
-func newHarness(t *testing.T, opt Options, restore []stream.Position) *harness {
+func newHarness(t *testing.T, opt Options, restore []parsers.Position) *harness {
 	t.Helper()
 	clk := newClock()
 	if opt.Now == nil {
@@ -592,10 +592,10 @@ func TestBadOptionsAndPositions(t *testing.T) {
 		t.Fatal("bad glob accepted")
 	}
 	tl, _ := New(Options{Globs: []string{"x"}})
-	if err := tl.Restore([]stream.Position{{Stream: "nohash", Fingerprint: "0-" + strings.Repeat("0", 24)}}); err == nil {
+	if err := tl.Restore([]parsers.Position{{Stream: "nohash", Fingerprint: "0-" + strings.Repeat("0", 24)}}); err == nil {
 		t.Fatal("bad stream accepted")
 	}
-	if err := tl.Restore([]stream.Position{{Stream: "a#1", Fingerprint: "zz"}}); err == nil {
+	if err := tl.Restore([]parsers.Position{{Stream: "a#1", Fingerprint: "zz"}}); err == nil {
 		t.Fatal("bad fingerprint accepted")
 	}
 }

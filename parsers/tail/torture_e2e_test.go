@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/stream"
+	"github.com/ozdoctor/ozdoctor/parsers"
 )
 
 var tortureSeed = flag.Int64("torture.seed", 0, "seed of the torture test (0: from the clock)")
@@ -215,7 +215,7 @@ func gzipOrCopy(from, to string, compress bool) error {
 // positions and the state built from the lines handed on (here, the next
 // line number expected of each writer).
 type checkpoint struct {
-	positions []stream.Position
+	positions []parsers.Position
 	next      map[byte]int
 	gens      map[byte]int64 // rotations of each writer before the poll began
 }
@@ -273,7 +273,7 @@ func TestTorture(t *testing.T) {
 	start := time.Now()
 	next := map[byte]int{'a': 0, 'b': 0}
 	var cps []checkpoint
-	newTailer := func(pos []stream.Position) *Tailer {
+	newTailer := func(pos []parsers.Position) *Tailer {
 		tl, err := New(opt)
 		if err != nil {
 			t.Fatal(err)
@@ -286,7 +286,7 @@ func TestTorture(t *testing.T) {
 		}
 		return tl
 	}
-	tl := newTailer([]stream.Position{}) // resumed with nothing: every file is read whole
+	tl := newTailer([]parsers.Position{}) // resumed with nothing: every file is read whole
 	var (
 		restarts, reread, delivered, pollCount int
 		recovered, rotations, truncations      int64
@@ -460,7 +460,7 @@ func TestTorture(t *testing.T) {
 // file: one that, written and then copied and truncated before the
 // restart, cannot be told from the file written after it (see
 // Limitations).
-func emptyPosition(pos []stream.Position) bool {
+func emptyPosition(pos []parsers.Position) bool {
 	for _, p := range pos {
 		if n, _ := parseFP(p.Fingerprint); n == 0 {
 			return true
@@ -473,7 +473,7 @@ func emptyPosition(pos []stream.Position) bool {
 // files: one taken before a file existed is no place to restart from once
 // that file's first generation may have been compressed away (see
 // Limitations: a generation the tailer never saw).
-func knowsBoth(pos []stream.Position) bool {
+func knowsBoth(pos []parsers.Position) bool {
 	var a, b bool
 	for _, p := range pos {
 		name := filepath.Base(p.Stream)

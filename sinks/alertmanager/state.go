@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/ozdoctor/ozdoctor/internal/atomicfile"
+	"github.com/ozdoctor/ozdoctor/store/atomicfile"
 )
 
 // stateVersion is the version of the state file's layout.

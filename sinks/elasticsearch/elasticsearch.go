@@ -23,7 +23,7 @@ import (
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/internal/esclient"
+	"github.com/ozdoctor/ozdoctor/parsers/es/esclient"
 )
 
 // DefaultPrefix names the findings indices and their template.

@@ -11,8 +11,8 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/esclient"
 	"github.com/ozdoctor/ozdoctor/internal/esstandin"
+	"github.com/ozdoctor/ozdoctor/parsers/es/esclient"
 	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 )
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/internal/atomicfile"
+	"github.com/ozdoctor/ozdoctor/store/atomicfile"
 )
 
 // QueueConfig configures a Queue. Zero values take the defaults.

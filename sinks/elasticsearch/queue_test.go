@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/internal/esclient"
 	"github.com/ozdoctor/ozdoctor/internal/esstandin"
+	"github.com/ozdoctor/ozdoctor/parsers/es/esclient"
 	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 )
 

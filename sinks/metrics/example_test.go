@@ -20,7 +20,9 @@ func Example() {
 	engine, _ := detectors.NewEngineWith(registry.All(), &detectors.Env{}, detectors.EngineOptions{})
 	am, _ := alertmanager.New(alertmanager.Config{URLs: []string{"http://127.0.0.1:9093"}}, engine.Finalize)
 
-	m := metrics.New(metrics.Options{Version: "v0.1.0", Detectors: docs, Alertmanager: am})
+	m := metrics.New(metrics.Options{Version: "v0.1.0", Detectors: docs})
+	// The Alertmanager sink exports its queues' metrics itself.
+	m.Registry().MustRegister(alertmanager.Collector{Stats: am.Stats})
 	m.SetAlerts(engine.Alerts()) // after restoring the engine from a checkpoint
 	engine.Subscribe(m.Observe)
 	engine.Subscribe(am.Observe)

@@ -4,13 +4,14 @@
 // engine's transitions by fingerprint; the transitions themselves; and the
 // daemon's runtime figures (signals, records, bytes and parse errors by
 // source, detector state sizes, source lag, merger queue, /prom scrapes,
-// Alertmanager queues), which it reads at scrape time from the last Stats
-// the daemon gave with Update and from the Alertmanager sink.
+// checkpoints, reloads), which it reads at scrape time from the last Stats
+// the daemon gave with Update.
 //
 // Wiring: subscribe Observe to the engine (after a restart from a
 // checkpoint, give the engine's remembered alerts to SetAlerts first); call
-// Update with fresh Stats from the daemon's loop (every second or so); serve
-// Handler on /metrics.
+// Update with fresh Stats from the daemon's loop (every second or so); add
+// the collectors of the other sinks (alertmanager.Collector,
+// elasticsearch.Collector) to Registry; serve Handler on /metrics.
 package metrics
 
 import (
@@ -27,8 +28,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
-	"github.com/ozdoctor/ozdoctor/sinks/elasticsearch"
 )
 
 // Options configure Metrics.
@@ -39,18 +38,9 @@ type Options struct {
 	// pending alerts and transitions start at 0, so that rates and
 	// absences mean something from the first scrape.
 	Detectors []detectors.Doc
-	// Alertmanager, if not nil, is read at every scrape for the queues'
-	// metrics (an *alertmanager.Sink).
-	Alertmanager AlertmanagerStats
 	// NoRuntime leaves out the Go runtime and process collectors
 	// (go_*, process_*), which are registered by default.
 	NoRuntime bool
-}
-
-// AlertmanagerStats reports the Alertmanager sink's figures; it must be
-// safe to call from the scraping goroutine (alertmanager.Sink is).
-type AlertmanagerStats interface {
-	Stats() alertmanager.Stats
 }
 
 // Stats are the daemon's runtime figures as of one moment. Counters are
@@ -62,8 +52,6 @@ type Stats struct {
 	MergerQueued int // signals held by the merger, waiting for their turn
 	Scrapes      []Scrape
 	Engine       detectors.EngineStats
-	// ESFindings is the queue of findings to Elasticsearch, if any.
-	ESFindings *elasticsearch.QueueStats
 	// Checkpoint is how the state's checkpoints went (nil without a state
 	// directory).
 	Checkpoint *Checkpoint
@@ -267,15 +255,6 @@ var (
 		"Duration of the last scrape of a /prom target.", []string{"target"}, nil)
 	descScrapeFailures = prometheus.NewDesc("ozdoctor_scrape_failures_total",
 		"Scrapes of a /prom target that failed (refused, timed out, an answer other than 200, no readable sample).", []string{"target"}, nil)
-	descAMQueue = prometheus.NewDesc("ozdoctor_alertmanager_queue_length",
-		"Notifications waiting for an Alertmanager to acknowledge them.", []string{"url"}, nil)
-	descAMNotifications = prometheus.NewDesc("ozdoctor_alertmanager_notifications_total",
-		"Alert notifications to an Alertmanager by result: sent (acknowledged), failed (in a request to retry), dropped (rejected with a 4xx or pushed out of a full queue).",
-		[]string{"url", "result"}, nil)
-	descAMUp = prometheus.NewDesc("ozdoctor_alertmanager_up",
-		"Whether the last request to an Alertmanager succeeded or none failed yet (1), or it is being retried (0).", []string{"url"}, nil)
-	descAMStateErrors = prometheus.NewDesc("ozdoctor_alertmanager_state_errors_total",
-		"Failures to read or write the Alertmanager queues in the state directory (the queues are then kept in memory).", nil, nil)
 	descCheckpointLast = prometheus.NewDesc("ozdoctor_checkpoint_last_success_timestamp_seconds",
 		"When the state was last written to the state directory (0 before the first time).", nil, nil)
 	descCheckpointFailures = prometheus.NewDesc("ozdoctor_checkpoint_failures_total",
@@ -284,11 +263,6 @@ var (
 		"Whether the last reload of the configuration and signatures (SIGHUP, POST /-/reload, a change in a signatures directory) succeeded (1) or was refused and the previous set runs on (0).", nil, nil)
 	descReloadLast = prometheus.NewDesc("ozdoctor_signatures_last_reload_success_timestamp_seconds",
 		"When the configuration and signatures were last loaded successfully (the start counts).", nil, nil)
-	descESQueue = prometheus.NewDesc("ozdoctor_elasticsearch_findings_queue_length",
-		"Finding and transition documents waiting to be indexed into Elasticsearch.", nil, nil)
-	descESDocuments = prometheus.NewDesc("ozdoctor_elasticsearch_findings_documents_total",
-		"Finding and transition documents sent to Elasticsearch by result: sent (indexed), failed (in a request to retry), dropped (refused with a 4xx or pushed out of a full queue).",
-		[]string{"result"}, nil)
 	descBuild = prometheus.NewDesc("ozdoctor_build_info",
 		"A metric with a constant 1 labelled by the version of ozdoctor and the Go version that built it.",
 		[]string{"version", "goversion"}, nil)
@@ -300,8 +274,8 @@ type collector struct{ m *Metrics }
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descActive, descPending, descTransitions, descEscalations, descSignals,
 		descRecords, descBytes, descParseErrors, descLag, descStateEntries, descStateLimit, descStateEvicted,
-		descMerger, descLate, descExpired, descEvicted, descScrapeUp, descScrapeDuration, descScrapeFailures, descAMQueue,
-		descAMNotifications, descAMUp, descAMStateErrors, descCheckpointLast, descCheckpointFailures, descReloadSuccess, descReloadLast, descESQueue, descESDocuments, descBuild} {
+		descMerger, descLate, descExpired, descEvicted, descScrapeUp, descScrapeDuration, descScrapeFailures,
+		descCheckpointLast, descCheckpointFailures, descReloadSuccess, descReloadLast, descBuild} {
 		ch <- d
 	}
 }
@@ -376,21 +350,6 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descScrapeDuration, sc.Duration.Seconds(), sc.Target)
 		counter(descScrapeFailures, float64(sc.Failures), sc.Target)
 	}
-	if m.opt.Alertmanager != nil {
-		as := m.opt.Alertmanager.Stats()
-		for _, t := range dedupe(as.Targets, func(x alertmanager.TargetStats) string { return x.URL }) {
-			gauge(descAMQueue, float64(t.Queue), t.URL)
-			counter(descAMNotifications, float64(t.Sent), t.URL, "sent")
-			counter(descAMNotifications, float64(t.Failed), t.URL, "failed")
-			counter(descAMNotifications, float64(t.Dropped), t.URL, "dropped")
-			up := 1.0
-			if t.Failures > 0 {
-				up = 0
-			}
-			gauge(descAMUp, up, t.URL)
-		}
-		counter(descAMStateErrors, float64(as.StateErrors))
-	}
 	if c := s.Checkpoint; c != nil {
 		last := 0.0
 		if !c.LastSuccess.IsZero() {
@@ -406,12 +365,6 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descReloadSuccess, ok)
 		gauge(descReloadLast, float64(r.LastSuccess.UnixMilli())/1000)
-	}
-	if q := s.ESFindings; q != nil {
-		gauge(descESQueue, float64(q.Queue))
-		counter(descESDocuments, float64(q.Sent), "sent")
-		counter(descESDocuments, float64(q.Failed), "failed")
-		counter(descESDocuments, float64(q.Dropped), "dropped")
 	}
 	gauge(descBuild, 1, m.opt.Version, runtime.Version())
 }

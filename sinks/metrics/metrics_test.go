@@ -146,9 +146,16 @@ func TestAlertsFromTransitions(t *testing.T) {
 	want(t, out, "ozdoctor_alert_active", map[string]float64{c: 0, "defect=HDDS-1,detector=om-bootstrap-exit-voter,severity=critical": 1})
 }
 
-type fakeAM struct{ st alertmanager.Stats }
-
-func (f fakeAM) Stats() alertmanager.Stats { return f.st }
+// withSinks registers on m's registry the collectors of the Alertmanager
+// sink (reporting am) and of the Elasticsearch findings queue, as the
+// daemon does.
+func withSinks(m *Metrics, am alertmanager.Stats) *Metrics {
+	m.Registry().MustRegister(alertmanager.Collector{Stats: func() alertmanager.Stats { return am }},
+		elasticsearch.Collector{Stats: func() elasticsearch.QueueStats {
+			return elasticsearch.QueueStats{Queue: 2, Sent: 30, Failed: 3, Dropped: 1}
+		}})
+	return m
+}
 
 func runtimeStats() Stats {
 	return Stats{
@@ -160,15 +167,14 @@ func runtimeStats() Stats {
 		MergerQueued: 12,
 		Scrapes:      []Scrape{{Target: "http://127.0.0.1:9876/prom", Up: true, Duration: 250 * time.Millisecond}, {Target: "http://127.0.0.1:9877/prom"}},
 		Engine:       detectors.EngineStats{Late: 4, Expired: 5, Evicted: 6},
-		ESFindings:   &elasticsearch.QueueStats{Queue: 2, Sent: 30, Failed: 3, Dropped: 1},
 	}
 }
 
 func TestRuntimeFigures(t *testing.T) {
-	am := fakeAM{alertmanager.Stats{StateErrors: 2, Targets: []alertmanager.TargetStats{
+	am := alertmanager.Stats{StateErrors: 2, Targets: []alertmanager.TargetStats{
 		{URL: "http://am1:9093", Queue: 3, Sent: 10, Failed: 4, Dropped: 1, Failures: 2},
-		{URL: "http://am2:9093", Sent: 11}}}}
-	m := New(Options{Version: "v", Alertmanager: am, NoRuntime: true})
+		{URL: "http://am2:9093", Sent: 11}, {URL: "http://am2:9093", Sent: 12}}} // a duplicate is shown once
+	m := withSinks(New(Options{Version: "v", NoRuntime: true}), am)
 	s := runtimeStats()
 	m.Update(s)
 	s.Signals["NodeStale"] = 99 // Update keeps its own copy
@@ -218,7 +224,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 		}
 		t.Skip("promtool is missing: apt-get install --no-install-recommends prometheus to run this test")
 	}
-	m := New(Options{Version: "1.0.0", Detectors: docs, Alertmanager: fakeAM{alertmanager.Stats{Targets: []alertmanager.TargetStats{{URL: "http://am:9093"}}}}})
+	m := withSinks(New(Options{Version: "1.0.0", Detectors: docs}), alertmanager.Stats{Targets: []alertmanager.TargetStats{{URL: "http://am:9093"}}})
 	m.Update(runtimeStats())
 	m.Observe(tr("a", "", detectors.Firing, detectors.Critical))
 	out := scrape(t, m)

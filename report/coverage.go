@@ -1,9 +1,8 @@
-package analysis
+package report
 
 import (
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/stream"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 )
 
@@ -139,5 +138,12 @@ type Setting struct {
 	Source string `json:"source"`
 }
 
-// ClockOffset is a host's estimated clock offset against the reference host.
-type ClockOffset = stream.ClockOffset
+// ClockOffset is a host's estimated clock offset against the reference
+// host, as the merger learned it from events several hosts logged.
+type ClockOffset struct {
+	Host      string        `json:"host"`
+	Reference string        `json:"reference"`
+	Offset    time.Duration `json:"offset_ns"`
+	Pairs     int           `json:"pairs"` // paired events the estimate rests on
+	Applied   bool          `json:"applied"`
+}

@@ -1,17 +1,19 @@
-package analysis
+package report
 
 import (
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
+	"sort"
 	"time"
 	"unsafe"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
-	"github.com/ozdoctor/ozdoctor/internal/diskstore"
 	"github.com/ozdoctor/ozdoctor/parsers"
+	"github.com/ozdoctor/ozdoctor/store/diskstore"
 )
 
 // Files is the coverage of every file read. A bundle run of many files
@@ -173,6 +175,31 @@ func (fs *Files) JSONAt(i int) (json.RawMessage, error) {
 	return diskstore.Marshal(fc)
 }
 
+// OnDisk says whether part of the list went to the temporary file.
+func (fs *Files) OnDisk() bool { return fs.spill != nil }
+
+// Components returns the components of the files, "" for files whose
+// component could not be told.
+func (fs *Files) Components() map[parsers.Component]bool {
+	out := make(map[parsers.Component]bool, len(fs.sums.present))
+	maps.Copy(out, fs.sums.present)
+	return out
+}
+
+// SumFiles sets the coverage's totals (but Signals, which the merger
+// counts), its span of time and its hosts, by name, from its files.
+func (c *Coverage) SumFiles() {
+	sums := &c.Files.sums
+	c.Totals, c.Start, c.End = sums.totals, sums.start, sums.end
+	c.Hosts = []HostCoverage{}
+	for _, hc := range sums.hosts {
+		h := *hc
+		h.Components = slices.Sorted(slices.Values(h.Components))
+		c.Hosts = append(c.Hosts, h)
+	}
+	sort.Slice(c.Hosts, func(i, j int) bool { return c.Hosts[i].Host < c.Hosts[j].Host })
+}
+
 // Err returns why All stopped early, if it did.
 func (fs *Files) Err() error {
 	if fs.spill != nil {
@@ -181,10 +208,12 @@ func (fs *Files) Err() error {
 	return nil
 }
 
-// add appends fc. Past limit bytes of list in memory (none when limit is
-// not positive) the list goes to a temporary file in dir; what cannot be
-// written there stays in memory.
-func (fs *Files) add(fc FileCoverage, limit int64, dir string) {
+// Add appends fc, the rank-th file on disk in name order
+// (bundle.File.Rank, for SortByRank). Past limit bytes of list in memory
+// (none when limit is not positive) the list goes to a temporary file in
+// dir; what cannot be written there stays in memory.
+func (fs *Files) Add(fc FileCoverage, rank int, limit int64, dir string) {
+	fc.rank = rank
 	fs.sums.add(&fc)
 	fs.list = append(fs.list, fc)
 	if limit > 0 && int64(len(fs.list))*fileCost >= limit && (fs.spill == nil || !fs.spill.failed) {
@@ -218,8 +247,8 @@ func (fs *Files) flush(dir string) {
 // and a path.
 const fileCost = int64(unsafe.Sizeof(FileCoverage{})) + 80
 
-// sortByRank puts the files in name order (their rank on disk).
-func (fs *Files) sortByRank() {
+// SortByRank puts the files in name order (their rank on disk).
+func (fs *Files) SortByRank() {
 	if fs.spill != nil && len(fs.list) > 0 && !fs.spill.failed {
 		fs.flush("")
 	}

@@ -1,4 +1,4 @@
-package analysis
+package report
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ func filesOf(t *testing.T, n int) *Files {
 	var fs Files
 	dir := t.TempDir()
 	for i := range n {
-		fs.add(FileCoverage{Path: fmt.Sprintf("f%03d", n-1-i), Lines: int64(i), rank: n - 1 - i}, 3*fileCost, dir)
+		fs.Add(FileCoverage{Path: fmt.Sprintf("f%03d", n-1-i), Lines: int64(i)}, n-1-i, 3*fileCost, dir)
 	}
 	return &fs
 }
@@ -37,7 +37,7 @@ func TestFilesSpillPastTheirLimit(t *testing.T) {
 	if fs.spill == nil || len(fs.list) >= 3 {
 		t.Fatalf("%d files in memory past a limit of 3, spill %v", len(fs.list), fs.spill)
 	}
-	fs.sortByRank()
+	fs.SortByRank()
 	want := []string{"f000", "f001", "f002", "f003", "f004", "f005", "f006", "f007", "f008", "f009"}
 	if got := paths(fs); !slices.Equal(got, want) || fs.Len() != 10 || len(fs.list) != 0 {
 		t.Fatalf("read back %v (Len %d, %d in memory), want %v", got, fs.Len(), len(fs.list), want)
@@ -62,12 +62,12 @@ func TestFilesSpillFailures(t *testing.T) {
 	fs := filesOf(t, 4)
 	fs.spill.store.Close()
 	for i := 4; i < 10; i++ {
-		fs.add(FileCoverage{Path: fmt.Sprintf("f%03d", 13-i), rank: 13 - i}, 3*fileCost, "")
+		fs.Add(FileCoverage{Path: fmt.Sprintf("f%03d", 13-i)}, 13-i, 3*fileCost, "")
 	}
 	if !fs.spill.failed || len(fs.list) != 7 || fs.Len() != 10 {
 		t.Fatalf("after a write failure: failed %v, %d in memory, Len %d", fs.spill.failed, len(fs.list), fs.Len())
 	}
-	fs.sortByRank()
+	fs.SortByRank()
 	if got := paths(fs); len(got) != 0 || fs.Err() == nil {
 		t.Fatalf("read %v from a closed file, error %v", got, fs.Err())
 	}
@@ -91,7 +91,7 @@ func TestFileSums(t *testing.T) {
 	var fs Files
 	dir := t.TempDir()
 	for _, fc := range fcs {
-		fs.add(fc, 2*fileCost, dir)
+		fs.Add(fc, 0, 2*fileCost, dir)
 	}
 	if fs.spill == nil {
 		t.Fatal("nothing went to the temporary file")
@@ -121,5 +121,17 @@ func TestFileSums(t *testing.T) {
 				t.Logf("%s: host %q: %+v", name, k, *h)
 			}
 		}
+	}
+	// SumFiles reports the sums with the hosts by name, their components
+	// sorted.
+	cov := Coverage{Files: fs}
+	cov.SumFiles()
+	if cov.Totals != want.totals || !cov.Start.Equal(at(2)) || !cov.End.Equal(at(10)) {
+		t.Errorf("SumFiles: totals %+v from %v to %v", cov.Totals, cov.Start, cov.End)
+	}
+	wantHosts := []HostCoverage{*want.hosts["(unknown host)"], *want.hosts["dn1"],
+		{Host: "scm1.example.com", Components: []string{"om", "scm"}, Files: 3, Records: 7, First: at(2), Last: at(9)}}
+	if !reflect.DeepEqual(cov.Hosts, wantHosts) {
+		t.Errorf("SumFiles: hosts %+v, want %+v", cov.Hosts, wantHosts)
 	}
 }
