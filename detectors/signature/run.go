@@ -103,6 +103,7 @@ type instance struct {
 	EndedBy    string      // "until" or "resolve"
 	Named      string      // what the finding last emitted named (see naming)
 	Stale      bool        // a run table it reads as it stands changed since it was rendered
+	Judged     string      // the computed severity and confidence when it was last rendered
 }
 
 // latest is the time of the incident's latest signal.
@@ -873,17 +874,30 @@ func (d *detector) update(in *instance, emit detectors.Emit) {
 	if !in.Emitted {
 		return
 	}
-	if d.env.Batch {
+	// A batch run renders the finding at the end, unless its computed
+	// severity or confidence changed: that is a transition of its own.
+	if d.env.Batch && (!d.sig.match.computed() || d.judge(in, d.outputActivation(in)) == in.Judged) {
 		in.Dirty = true
 		return
 	}
 	d.send(in, d.finding(in, d.state(in), ""), emit)
 }
 
+// computed reports whether the finding's severity or confidence is
+// computed from the incident (match.severity, match.confidence).
+func (m *match) computed() bool {
+	return m.severity.prg != nil || m.confidence.prg != nil
+}
+
+// judge returns the computed severity and confidence of in.
+func (d *detector) judge(in *instance, act interpreter.Activation) string {
+	return d.value(d.sig.match.severity, act) + "/" + d.value(d.sig.match.confidence, act)
+}
+
 // send emits in's finding f and remembers what it named.
 func (d *detector) send(in *instance, f detectors.Finding, emit detectors.Emit) {
 	d.emits++
-	in.Named, in.Stale = naming(f), false
+	in.Named, in.Stale, in.Dirty = naming(f), false, false
 	emit(f)
 }
 
@@ -1302,6 +1316,7 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 			f.Confidence = detectors.Confidence(c.Confidence)
 		}
 	}
+	in.Judged = d.judge(in, act)
 	if sev := d.value(d.sig.match.severity, act); sev != "" {
 		if v, err := detectors.ParseSeverity(sev); err == nil {
 			f.Severity = v

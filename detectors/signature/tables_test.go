@@ -195,10 +195,14 @@ func TestIncidentTable(t *testing.T) {
 	if len(fs) != 1 || fs[0].Severity != detectors.Warning || len(fs[0].Evidence) != 1 {
 		t.Errorf("findings %v", fs)
 	}
-	// A batch run reports the same finding at the end.
-	_, bfs := run(t, s, in, time.Hour)
+	// A batch run renders findings at the end, but a change of the
+	// computed severity is a transition when it happens all the same.
+	btrs, bfs := run(t, s, in, time.Hour)
 	if len(bfs) != 1 || bfs[0].Severity != detectors.Warning || bfs[0].Facts["rows"] != fs[0].Facts["rows"] {
 		t.Errorf("batch %v", bfs)
+	}
+	if want := "0s >firing warning|1m0s firing>firing critical|2m0s firing>firing warning"; strings.Join(btrs, "|") != want {
+		t.Errorf("batch transitions %q, want %q", btrs, want)
 	}
 
 	// max_rows: a third row evicts the oldest, counted.
