@@ -12,7 +12,6 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors/divisionclosing"
 	"github.com/ozdoctor/ozdoctor/detectors/olddatanode"
 	"github.com/ozdoctor/ozdoctor/detectors/pausestale"
-	"github.com/ozdoctor/ozdoctor/detectors/quasiclosedelete"
 	"github.com/ozdoctor/ozdoctor/detectors/signature"
 	"github.com/ozdoctor/ozdoctor/signatures"
 )
@@ -22,7 +21,6 @@ func Go() []detectors.Registration {
 	return []detectors.Registration{
 		pausestale.Registration,
 		olddatanode.Registration,
-		quasiclosedelete.Registration,
 		divisionclosing.Registration,
 		bootstrapexit.Registration,
 	}
