@@ -533,7 +533,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	m := &d.sig.match
 	if _, key, ok := d.matchAlt(m.steps[0].alts, nil, e); ok && !d.hasOpen(key) {
 		in := &instance{Key: key, Start: e.Time, Last: e.Time, Touched: e.Time}
-		d.add(in)
+		d.add(in, emit)
 		d.opened(in)
 		d.takeRows(in, e)
 		for _, sn := range d.Seen {
@@ -796,7 +796,7 @@ func (d *detector) laterKind(k catalogue.Kind) bool {
 	return false
 }
 
-func (d *detector) add(in *instance) {
+func (d *detector) add(in *instance, emit detectors.Emit) {
 	open := 0
 	for _, o := range d.Open {
 		if !o.Closed {
@@ -806,13 +806,22 @@ func (d *detector) add(in *instance) {
 	if open >= d.sig.match.maxOpen {
 		for _, o := range d.Open {
 			if !o.Closed {
-				o.Closed = true
+				d.forget(o, emit)
 				d.Evicted++
 				break
 			}
 		}
 	}
 	d.Open = append(d.Open, in)
+}
+
+// forget closes an incident the horizon or max_open gives up: its finding
+// stays as last emitted, so a batch run's update still due is sent first.
+func (d *detector) forget(in *instance, emit detectors.Emit) {
+	if in.Emitted && in.Dirty {
+		d.send(in, d.finding(in, d.state(in), ""), emit)
+	}
+	in.Closed = true
 }
 
 func (d *detector) compact() {
@@ -1185,7 +1194,7 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 		// An instance of untimed lines (.out files) has no time to age
 		// from: max_open bounds those.
 		if last := in.latest(); d.horizon > 0 && !last.IsZero() && now.Sub(last) > d.horizon && in.Deadline.IsZero() {
-			in.Closed = true
+			d.forget(in, emit)
 		}
 	}
 	for i, t := range d.sig.match.tables {

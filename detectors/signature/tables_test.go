@@ -205,6 +205,13 @@ func TestIncidentTable(t *testing.T) {
 		t.Errorf("batch transitions %q, want %q", btrs, want)
 	}
 
+	// An incident the horizon forgets keeps what it took: a batch run's
+	// rendering still due is sent before it goes.
+	_, bfs = run(t, s, []catalogue.Signal{deleted(0, 1), forced(time.Minute, 1, "u-b", "dn2", 4), forced(2*time.Minute, 1, "u-a", "dn1", 4)}, 3*time.Hour)
+	if len(bfs) != 1 || bfs[0].Facts["rows"] != "u-b=u-b/dn2:1, u-a=u-a/dn1:1" {
+		t.Errorf("aged out: %v", bfs[0].Facts)
+	}
+
 	// max_rows: a third row evicts the oldest, counted.
 	d, err := s.newDetector(&detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()})
 	if err != nil {
