@@ -306,7 +306,7 @@ func forceDeleteRule() Rule {
 				"container #N (container BCSID=B, max replica BCSID=M)' with M < B); copy what remains of it from the datanode's " +
 				"volumes; stop ReplicationManager (`ozone admin replicationmanager stop`) while datanodes with QUASI_CLOSED replicas " +
 				"are down. `ozdoctor analyze` on the SCM and datanode logs confirms it.",
-			"runbook_url": DefaultOptions().RunbookBase + "detectors/quasiclosedelete/doc.go",
+			"runbook_url": signatureRunbook("empty-quasi-closed-delete"),
 		},
 		Panels: []Panel{
 			{Title: "Forced container deletes on datanodes", Expr: `increase(storage_container_metrics_container_force_delete[$__rate_interval])`, Legend: "{{hostname}}"},

@@ -321,7 +321,7 @@ func TestSidecarRulesEndToEnd(t *testing.T) {
 		}
 		if a.Labels["defect"] != "HDDS-16809" || a.Labels["detector"] != "empty-quasi-closed-delete" ||
 			!strings.Contains(a.Annotations["summary"], "HDDS-16809 on ") ||
-			!strings.HasSuffix(a.Annotations["runbook_url"], "quasiclosedelete/doc.go") ||
+			!strings.HasSuffix(a.Annotations["runbook_url"], "signatures/empty-quasi-closed-delete/empty-quasi-closed-delete.yaml") ||
 			!strings.Contains(a.Annotations["remediation"], "may still have a replica with data") {
 			t.Errorf("warning alert: %v %v", a.Labels, a.Annotations)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/bootstrapexit"
 	"github.com/ozdoctor/ozdoctor/detectors/divisionclosing"
-	"github.com/ozdoctor/ozdoctor/detectors/quasiclosedelete"
 	"github.com/ozdoctor/ozdoctor/detectors/signature"
 	"github.com/ozdoctor/ozdoctor/signatures"
 )
@@ -18,7 +17,6 @@ import (
 // Go returns the registrations of the detectors written in Go.
 func Go() []detectors.Registration {
 	return []detectors.Registration{
-		quasiclosedelete.Registration,
 		divisionclosing.Registration,
 		bootstrapexit.Registration,
 	}

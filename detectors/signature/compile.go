@@ -44,8 +44,11 @@ type Signature struct {
 	params   []param
 	windows  []window
 	match    match
+	lets     []named // let: evaluated in order when a finding is rendered
 	entities entityProgs
+	affected []cel.Program // the hosts whose versions affected is judged on (nil: the finding's hosts)
 	facts    []named
+	evidence []cel.Program // Event, Row or a list of them
 	summary  *template.Template
 	bys      []cel.Program // every join-key expression: match.by and the steps' own
 }
@@ -78,6 +81,22 @@ type match struct {
 	// corroborate: signals that confirm an instance of their key (bound
 	// under their names after the steps); their by sees only e.
 	corroborate []step
+	tables      []table
+	// severity and confidence, when set, are computed whenever a finding
+	// is rendered and override what the steps' emits set.
+	severity, confidence valueExpr
+}
+
+// table is a running table (Table).
+type table struct {
+	name     string
+	run      bool // kept across the run, not per incident
+	asOfOpen bool // a run table an incident reads as it stood when it opened
+	alts     []alt
+	row      cel.Program
+	remove   []alt
+	maxRows  int
+	horizon  durationExpr // run tables: rows with no signal for this long are dropped
 }
 
 type step struct {
@@ -112,6 +131,7 @@ type emit struct {
 }
 
 type cond struct {
+	name  string // binds the signal that met it, for the outputs
 	alts  []alt
 	quiet durationExpr
 	after int // resolve's quiet counts once this many steps are met (after.go)
@@ -136,8 +156,10 @@ type durationExpr struct {
 }
 
 var (
-	eventType = cel.ObjectType("signature.Event")
-	burstType = cel.ObjectType("signature.Burst")
+	eventType    = cel.ObjectType("signature.Event")
+	burstType    = cel.ObjectType("signature.Burst")
+	rowType      = cel.ObjectType("signature.Row")
+	datanodeType = cel.ObjectType("signature.Datanode")
 )
 
 // compiler holds what compiling one file needs.
@@ -148,6 +170,7 @@ type compiler struct {
 	kinds map[catalogue.Kind]bool // every kind a step may name
 	base  []cel.EnvOption         // types, params, windows
 	envs  map[[2]int]*cel.Env     // by bound steps and whether e is bound
+	names map[string]bool         // taken by steps, corroborations, conditions, tables and lets
 }
 
 // Compile checks and compiles a parsed signature file. known are the
@@ -164,6 +187,7 @@ func Compile(path string, f *File, known map[catalogue.Kind]bool) (*Signature, e
 	c.paramsAndWindows(s)
 	if len(c.errs) == 0 {
 		c.compileMatch(s)
+		c.compileTables(s)
 		c.outputs(s)
 		trackMembers(s, f)
 	}
@@ -392,9 +416,16 @@ func (c *compiler) paramsAndWindows(s *Signature) {
 // to share).
 var typesEnv = sync.OnceValues(func() (*cel.Env, error) {
 	return cel.NewEnv(
-		ext.NativeTypes(reflect.TypeFor[Event](), reflect.TypeFor[Burst](), ext.ParseStructTag("json")),
+		ext.NativeTypes(reflect.TypeFor[Event](), reflect.TypeFor[Burst](), reflect.TypeFor[Row](), ext.ParseStructTag("json")),
 		ext.Strings(),
-		ext.Lists(), // sort, flatten, distinct, ... (each.go: lists of members)
+		ext.Lists(ext.ListsVersion(2)),
+		ext.Bindings(ext.BindingsVersion(0)),
+		cel.Function("hostkey", cel.Overload("hostkey_string", []*cel.Type{cel.StringType}, cel.StringType,
+			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(detectors.HostKey(string(v.(types.String)))) }))),
+		// complete and name read what the run learned of datanodes'
+		// identities: each detector binds them to its Env (identityFuncs).
+		cel.Function("complete", cel.Overload("complete_datanode", []*cel.Type{datanodeType}, datanodeType, cel.LateFunctionBinding())),
+		cel.Function("name", cel.Overload("name_datanode", []*cel.Type{datanodeType}, cel.StringType, cel.LateFunctionBinding())),
 		cel.Function("human", cel.Overload("human_duration", []*cel.Type{cel.DurationType}, cel.StringType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(Human(v.Value().(time.Duration))) }))),
 		cel.Function("stamp", cel.Overload("stamp_timestamp", []*cel.Type{cel.TimestampType}, cel.StringType,
@@ -519,7 +550,8 @@ func (c *compiler) compileMatch(s *Signature) {
 	if m.By.Set() {
 		s.match.by = c.program(env0, m.By, cel.StringType, "match.by")
 	}
-	names := map[string]bool{"e": true, "params": true, "windows": true}
+	names := map[string]bool{"e": true, "params": true, "windows": true, "occurrence": true}
+	c.names = names
 	for i, st := range m.Steps {
 		if !stepNameRe.MatchString(st.Name) {
 			c.errorf(st.Pos, "step %d: name %q: want lower_case (it names the bound signal in later expressions)", i+1, st.Name)
@@ -575,7 +607,6 @@ func (c *compiler) compileMatch(s *Signature) {
 		}
 		s.match.steps = append(s.match.steps, cs)
 	}
-	c.compileKey(s)
 	if !slices.ContainsFunc(s.match.steps, func(st step) bool { return st.emit != nil }) {
 		c.errorf(m.Pos, "match: no step emits a finding (add emit: {severity: warning} to the step that decides)")
 	}
@@ -600,10 +631,11 @@ func (c *compiler) compileMatch(s *Signature) {
 		if m.Until.After != "" {
 			c.errorf(m.Until.Pos, "until: after belongs to resolve")
 		}
-		s.match.until = &cond{alts: c.alts(envAll, []Alt{{On: m.Until.On, Where: m.Until.Where, By: m.Until.By, Pos: m.Until.Pos}}, "until")}
+		s.match.until = &cond{name: c.condName(m.Until, "until"),
+			alts: c.alts(envAll, []Alt{{On: m.Until.On, Where: m.Until.Where, By: m.Until.By, Pos: m.Until.Pos}}, "until")}
 	}
 	if r := m.Resolve; r != nil {
-		s.match.resolve = &cond{}
+		s.match.resolve = &cond{name: c.condName(r, "resolve")}
 		if len(r.On) > 0 {
 			s.match.resolve.alts = c.alts(envAll, []Alt{{On: r.On, Where: r.Where, By: r.By, Pos: r.Pos}}, "resolve")
 		}
@@ -614,7 +646,117 @@ func (c *compiler) compileMatch(s *Signature) {
 		if len(r.On) == 0 && !r.Quiet.Set() {
 			c.errorf(r.Pos, "resolve: give on (a signal that ends the problem) or quiet (how long without a signal)")
 		}
+		if r.Name != "" && len(r.On) == 0 {
+			c.errorf(r.Pos, "resolve %s: a name binds the signal that resolved, so it needs on", r.Name)
+		}
 	}
+	if m.Key.Set() {
+		env, err := c.env(s.match.steps, false).Extend(cel.Variable("occurrence", cel.IntType))
+		if err != nil {
+			panic(fmt.Sprintf("signature environment: %v", err)) // the options are ours
+		}
+		s.match.key = c.program(env, m.Key, cel.StringType, "match.key")
+	}
+}
+
+// condName checks the name an until or resolve gives the signal that met
+// it.
+func (c *compiler) condName(cd *Cond, what string) string {
+	switch {
+	case cd.Name == "":
+	case !stepNameRe.MatchString(cd.Name):
+		c.errorf(cd.Pos, "%s: name %q: want lower_case (it names the signal in facts and templates)", what, cd.Name)
+	case c.names[cd.Name]:
+		c.errorf(cd.Pos, "%s: name %q is already taken", what, cd.Name)
+	}
+	if cd.Name != "" {
+		c.names[cd.Name] = true
+	}
+	return cd.Name
+}
+
+// compileTables compiles the running tables: a run table's expressions
+// see the signal alone, an incident table's the incident's steps too.
+func (c *compiler) compileTables(s *Signature) {
+	env0, envAll := c.env(nil, true), c.env(s.match.steps, true)
+	for _, t := range c.file.Match.Tables {
+		what := "table " + t.Name
+		switch {
+		case !stepNameRe.MatchString(t.Name):
+			c.errorf(t.Pos, "table: name %q: want lower_case (it names the table's rows in later expressions)", t.Name)
+		case c.names[t.Name]:
+			c.errorf(t.Pos, "table: name %q is already taken", t.Name)
+		}
+		c.names[t.Name] = true
+		ct := table{name: t.Name, maxRows: t.MaxRows}
+		switch t.Scope {
+		case "", "incident":
+		case "run":
+			ct.run = true
+		default:
+			c.errorf(t.Pos, "%s: scope %q: want incident (rows of one incident's signals) or run (rows kept across the run)", what, t.Scope)
+		}
+		switch t.AsOf {
+		case "", "now":
+		case "open":
+			ct.asOfOpen = true
+			if !ct.run {
+				c.errorf(t.Pos, "%s: as_of belongs to run tables (an incident table is its own)", what)
+			}
+		default:
+			c.errorf(t.Pos, "%s: as_of %q: want now (the rows as they stand) or open (as they stood when the incident opened)", what, t.AsOf)
+		}
+		if t.MaxRows <= 0 {
+			c.errorf(t.Pos, "%s: missing max_rows (the rows kept at most; the oldest is evicted and counted)", what)
+		}
+		env := envAll
+		if ct.run {
+			env = env0
+		}
+		ct.alts = c.alts(env, []Alt{{On: t.On, Where: t.Where, Pos: t.Pos}}, what)
+		if t.Row.Set() {
+			ct.row = c.listOrOne(env, t.Row, cel.StringType, what+" row")
+		} else {
+			c.errorf(t.Pos, "%s: missing row (an expression giving the row key of a signal, e.g. e.datanode.uuid)", what)
+		}
+		if r := t.Remove; r != nil {
+			if r.Name != "" || r.By.Set() || r.Quiet.Set() {
+				c.errorf(r.Pos, "%s remove: give on and where only", what)
+			}
+			ct.remove = c.alts(env, []Alt{{On: r.On, Where: r.Where, Pos: r.Pos}}, what+" remove")
+		}
+		if t.Horizon.Set() {
+			if !ct.run {
+				c.errorf(t.Pos, "%s: horizon belongs to run tables (an incident table lives as long as its incident)", what)
+			}
+			ct.horizon = c.duration(t.Horizon, what+" horizon")
+		}
+		s.match.tables = append(s.match.tables, ct)
+	}
+}
+
+// outputEnv is what the outputs (let, severity, confidence, entities,
+// facts, evidence) see: the steps and corroborations, the signals until
+// and resolve bound, the tables and the let values before.
+func (c *compiler) outputEnv(s *Signature) *cel.Env {
+	env := c.env(append(slices.Clone(s.match.steps), s.match.corroborate...), false)
+	var opts []cel.EnvOption
+	for _, cd := range []*cond{s.match.until, s.match.resolve} {
+		if cd != nil && cd.name != "" {
+			opts = append(opts, cel.Variable(cd.name, eventType))
+		}
+	}
+	for _, t := range s.match.tables {
+		opts = append(opts, cel.Variable(t.name, cel.ListType(rowType)))
+	}
+	if len(opts) == 0 {
+		return env
+	}
+	env, err := env.Extend(opts...)
+	if err != nil {
+		panic(fmt.Sprintf("signature environment: %v", err)) // the options are ours
+	}
+	return env
 }
 
 func (c *compiler) alts(env *cel.Env, alts []Alt, what string) []alt {
@@ -686,8 +828,40 @@ func (c *compiler) duration(src Expr, what string) durationExpr {
 
 func (c *compiler) outputs(s *Signature) {
 	// The outputs see every step and every corroboration (unbound ones
-	// leave their facts and entities empty).
-	env := c.env(append(slices.Clone(s.match.steps), s.match.corroborate...), false)
+	// leave their facts and entities empty), the tables, and the let
+	// values in order.
+	env := c.outputEnv(s)
+	for _, l := range c.file.Let {
+		what := "let " + l.Name
+		switch {
+		case !stepNameRe.MatchString(l.Name):
+			c.errorf(l.Pos, "let: name %q: want lower_case (it names the value in later expressions)", l.Name)
+			continue
+		case c.names[l.Name]:
+			c.errorf(l.Pos, "let: name %q is already taken", l.Name)
+			continue
+		}
+		c.names[l.Name] = true
+		ast := c.check(env, l.Value, nil, what)
+		if ast == nil {
+			continue
+		}
+		prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+		if err != nil {
+			c.errorf(l.Value.Pos, "%s: %v", what, err)
+			continue
+		}
+		s.lets = append(s.lets, named{name: l.Name, prg: prg})
+		next, err := env.Extend(cel.Variable(l.Name, ast.OutputType()))
+		if err != nil {
+			c.errorf(l.Value.Pos, "%s: %v", what, err)
+			continue
+		}
+		env = next
+	}
+	m := c.file.Match
+	s.match.severity = c.value(env, m.Severity, "match.severity", severities)
+	s.match.confidence = c.value(env, m.Confidence, "match.confidence", confidences)
 	ent := c.file.Entities
 	progs := func(xs []Expr, want *cel.Type, what string) []cel.Program {
 		var out []cel.Program
@@ -700,7 +874,7 @@ func (c *compiler) outputs(s *Signature) {
 	}
 	s.entities = entityProgs{
 		hosts:      progs(ent.Hosts, cel.StringType, "hosts"),
-		datanodes:  progs(ent.Datanodes, cel.ObjectType("signature.Datanode"), "datanodes"),
+		datanodes:  progs(ent.Datanodes, datanodeType, "datanodes"),
 		containers: progs(ent.Containers, cel.IntType, "containers"),
 		pipelines:  progs(ent.Pipelines, cel.StringType, "pipelines"),
 		groups:     progs(ent.RaftGroups, cel.StringType, "raft_groups"),
@@ -712,12 +886,27 @@ func (c *compiler) outputs(s *Signature) {
 		}
 	}
 	s.doc.Kinds = appendKinds(s.doc.Kinds, s.followKinds())
+	for _, x := range c.file.AffectedHosts {
+		if p := c.listOrOne(env, x, cel.StringType, "affected_hosts"); p != nil {
+			s.affected = append(s.affected, p)
+		}
+	}
+	for _, x := range c.file.Evidence {
+		if p := c.listOrOne(env, x, eventType, "evidence", rowType); p != nil {
+			s.evidence = append(s.evidence, p)
+		}
+	}
 	for _, st := range append(slices.Clone(s.match.steps), s.match.corroborate...) {
 		for _, a := range st.alts {
 			s.doc.Kinds = appendKinds(s.doc.Kinds, a.kinds)
 		}
 		if st.count != nil && st.count.each != nil {
 			s.doc.Kinds = appendKinds(s.doc.Kinds, st.count.each.alts[0].kinds)
+		}
+	}
+	for _, t := range s.match.tables {
+		for _, a := range append(slices.Clone(t.alts), t.remove...) {
+			s.doc.Kinds = appendKinds(s.doc.Kinds, a.kinds)
 		}
 	}
 	for _, cd := range []*cond{s.match.until, s.match.resolve} {
@@ -750,6 +939,37 @@ func (c *compiler) outputs(s *Signature) {
 	if s.match.horizon.prg != nil {
 		s.doc.Horizon = 0 // from the settings: the detector states it at run time
 	}
+}
+
+// listOrOne compiles an expression giving one elem (or one of also) or
+// a list of them.
+func (c *compiler) listOrOne(env *cel.Env, src Expr, elem *cel.Type, what string, also ...*cel.Type) cel.Program {
+	ast := c.check(env, src, nil, what)
+	if ast == nil {
+		return nil
+	}
+	fits := func(t *cel.Type) bool {
+		return t.IsExactType(elem) || t.IsExactType(cel.DynType) || slices.ContainsFunc(also, t.IsExactType)
+	}
+	t := ast.OutputType()
+	ok := fits(t)
+	if !ok && t.Kind() == types.ListKind && len(t.Parameters()) == 1 {
+		ok = fits(t.Parameters()[0])
+	}
+	if !ok {
+		want := elem.String()
+		for _, a := range also {
+			want += " or " + a.String()
+		}
+		c.errorf(src.Pos, "%s: %q has type %s, want %s, or a list", what, oneLine(src.Src), t, want)
+		return nil
+	}
+	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+	if err != nil {
+		c.errorf(src.Pos, "%s: %v", what, err)
+		return nil
+	}
+	return prg
 }
 
 func appendKinds(dst, ks []catalogue.Kind) []catalogue.Kind {

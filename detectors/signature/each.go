@@ -8,8 +8,6 @@ import (
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
-	"cel.dev/cel-go/common/types/ref"
-	"cel.dev/cel-go/common/types/traits"
 
 	"go.yaml.in/yaml/v3"
 
@@ -307,21 +305,6 @@ func (d *detector) eachQuiet(in *instance, q time.Time) time.Time {
 		q = detectors.Earliest(q, m.Event.Time.Add(d.eval(steps[m.Step].count.each.within)).Add(time.Nanosecond))
 	}
 	return q
-}
-
-// entityValues returns what an entity expression gave: one value, or each
-// element of a list (of lists), so that a count step's members can name
-// a finding's entities.
-func entityValues(v ref.Val) []any {
-	l, ok := v.(traits.Lister)
-	if !ok {
-		return []any{v.Value()}
-	}
-	var out []any
-	for it := l.Iterator(); it.HasNext() == types.True; {
-		out = append(out, entityValues(it.Next())...)
-	}
-	return out
 }
 
 // entityProgram compiles an entity expression: one value of type want,

@@ -20,6 +20,7 @@ type Event struct {
 	Thread    string            `json:"thread" doc:"thread name"`
 	Text      string            `json:"text" doc:"the record's first line (message only)"`
 	File      string            `json:"file" doc:"file the record came from"`
+	Line      int               `json:"line" doc:"line of the record in its file"`
 	Datanode  Datanode          `json:"datanode" doc:"the datanode the message names (uuid, host, ip)"`
 	Container int               `json:"container" doc:"container ID (#N)"`
 	Pipeline  string            `json:"pipeline" doc:"pipeline UUID, lower case"`
@@ -73,11 +74,23 @@ type Burst struct {
 	Per map[string]int `json:"per" doc:"signals counted for each value of the step's per expression (count.per)"`
 }
 
+// Row is one row of a running table (match.tables): the signals it took
+// under one row key, in order.
+type Row struct {
+	Key    string         `json:"key" doc:"the row key: the first key of the signal that made the row"`
+	Keys   []string       `json:"keys" doc:"every key the row is known by (a row expression may give several)"`
+	First  Event          `json:"first" doc:"the row's first signal"`
+	Last   Event          `json:"last" doc:"the row's latest signal"`
+	Count  int            `json:"count" doc:"signals the row took"`
+	Counts map[string]int `json:"counts" doc:"signals the row took, by kind"`
+	Events []Event        `json:"events" doc:"its signals in order: all of them, or the first and the latest 20 when it took more than 40"`
+}
+
 // eventOf builds the view of s.
 func eventOf(s *catalogue.Signal) *Event {
 	return &Event{
 		Kind: string(s.Kind), Time: s.Time, Host: s.Host, Component: string(s.Component),
-		Level: strings.TrimSpace(s.Level.String()), Thread: s.Thread, Text: s.Text, File: s.Origin.File,
+		Level: strings.TrimSpace(s.Level.String()), Thread: s.Thread, Text: s.Text, File: s.Origin.File, Line: s.Origin.Line,
 		Datanode:  Datanode{UUID: s.Datanode.UUID, Host: s.Datanode.Host, IP: s.Datanode.IP},
 		Container: int(s.Container), Pipeline: s.Pipeline, Pipelines: s.Pipelines, Group: s.Group, Peer: s.Peer,
 		OMNode: s.OMNode, Peers: s.Peers, OldPeers: s.OldPeers, Duration: s.Duration, Count: int(s.Count),
@@ -92,13 +105,14 @@ type Field struct {
 	Name, Type, Doc string
 }
 
-// Fields lists the fields of Event, Datanode and Burst as expressions see
+// Fields lists the fields of Event, Datanode, Burst and Row as expressions see
 // them, read from the types themselves (docs/signatures.md shows them).
 func Fields() map[string][]Field {
 	return map[string][]Field{
 		"Event":    fieldsOf(reflect.TypeFor[Event]()),
 		"Datanode": fieldsOf(reflect.TypeFor[Datanode]()),
 		"Burst":    fieldsOf(reflect.TypeFor[Burst]()),
+		"Row":      fieldsOf(reflect.TypeFor[Row]()),
 	}
 }
 
@@ -141,7 +155,7 @@ func celTypeName(t reflect.Type) string {
 func FieldTable() string {
 	var b strings.Builder
 	fields := Fields()
-	for _, typ := range []string{"Event", "Datanode", "Burst"} {
+	for _, typ := range []string{"Event", "Datanode", "Burst", "Row"} {
 		b.WriteString("| " + typ + " field | type | meaning |\n|---|---|---|\n")
 		for _, f := range fields[typ] {
 			b.WriteString("| `" + f.Name + "` | " + f.Type + " | " + strings.ReplaceAll(f.Doc, "|", "\\|") + " |\n")

@@ -31,14 +31,17 @@ type File struct {
 	References     []string       `yaml:"references"`
 	Needs          []string       `yaml:"needs"`
 	Affected       string         `yaml:"affected"`
+	AffectedHosts  []Expr         `yaml:"affected_hosts"`
 	FixedIn        []string       `yaml:"fixed_in"`
 	VersionsRead   string         `yaml:"versions_read"`
 	Params         Ordered[Param] `yaml:"params"`
 	Windows        Ordered[Expr]  `yaml:"windows"`
 	Signals        []SignalDef    `yaml:"signals"`
 	Match          Match          `yaml:"match"`
+	Let            Ordered[Expr]  `yaml:"let"`
 	Entities       EntityExprs    `yaml:"entities"`
 	Facts          Ordered[Expr]  `yaml:"facts"`
+	Evidence       []Expr         `yaml:"evidence"`
 	Summary        Text           `yaml:"summary"`
 	Remediation    []Text         `yaml:"remediation"`
 	FalsePositives []string       `yaml:"false_positives"`
@@ -74,7 +77,7 @@ type SignalDef struct {
 // Match is how the problem is recognised: a sequence of steps per join key.
 type Match struct {
 	By      Expr   `yaml:"by"`
-	Key     Expr   `yaml:"key"` // the findings' keys (key.go); default: join key and start
+	Key     Expr   `yaml:"key"` // the findings' keys; default: join key and start
 	Horizon Expr   `yaml:"horizon"`
 	MaxOpen int    `yaml:"max_open"`
 	Skew    Expr   `yaml:"skew"`
@@ -84,7 +87,48 @@ type Match struct {
 	// Corroborate are signals that confirm an open instance without being
 	// a step of it: a /prom sample, typically.
 	Corroborate []Corroboration `yaml:"corroborate"`
-	Pos         Pos             `yaml:"-"`
+	// Tables are running tables: rows of signals kept by a row key, per
+	// incident or across the run.
+	Tables []Table `yaml:"tables"`
+	// Severity and Confidence, when set, are the finding's, computed
+	// from the incident whenever it is rendered (they may lower what an
+	// emit raised).
+	Severity   Expr `yaml:"severity"`
+	Confidence Expr `yaml:"confidence"`
+	Pos        Pos  `yaml:"-"`
+}
+
+// Table is a running table: the signals it takes, kept by row key. An
+// incident table holds what one incident took; a run table what the
+// whole run saw, read by every incident as it stands (as_of: now) or as
+// it stood when the incident opened (as_of: open). The doc tags are the
+// reference (docs/signatures.md, TableKeys).
+type Table struct {
+	Name    string `yaml:"name" doc:"required, lower_case: the name expressions read the table's rows under (a list of Row)"`
+	Scope   string `yaml:"scope" doc:"incident (default): rows of one incident's signals, which live as long as it; run: rows kept across the run, whatever the incidents"`
+	AsOf    string `yaml:"as_of" doc:"run tables: now (default), the rows as they stand (an open finding is rendered again when they change), or open, as they stood when the incident opened"`
+	On      Kinds  `yaml:"on" doc:"required: the signal kinds it takes"`
+	Where   Expr   `yaml:"where" doc:"a condition (bool) over e, and for an incident table over the incident's steps too"`
+	Row     Expr   `yaml:"row" doc:"required: the row key of a signal (string), or the keys its row may be known by (list(string)): a signal joins the first row that has one of its keys and adds the others; a run table keys its rows by the first"`
+	Remove  *Cond  `yaml:"remove" doc:"{on, where}: a signal that takes its row (by the row expression) out of the table"`
+	MaxRows int    `yaml:"max_rows" doc:"required: rows kept at most (per incident, for an incident table); the oldest is evicted and counted in coverage state"`
+	Horizon Expr   `yaml:"horizon" doc:"run tables: a row with no signal for this long is dropped; without it only max_rows bounds the table"`
+	Pos     Pos    `yaml:"-"`
+}
+
+// TableKeys renders the keys of a table (Table) as the Markdown table of
+// docs/signatures.md.
+func TableKeys() string {
+	var b strings.Builder
+	b.WriteString("| table key | meaning |\n|---|---|\n")
+	t := reflect.TypeFor[Table]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if k := f.Tag.Get("yaml"); k != "-" {
+			b.WriteString("| `" + k + "` | " + strings.ReplaceAll(f.Tag.Get("doc"), "|", "\\|") + " |\n")
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // Step is one step of a sequence. A step matches a signal (on + where), or
@@ -134,13 +178,16 @@ type Emit struct {
 }
 
 // Cond is an until or resolve condition: a signal of the instance's key,
-// or (resolve only) quiet: no signal of the instance for that long.
+// or (resolve only) quiet: no signal of the instance for that long. Name,
+// if given, binds the signal that met it for the outputs (a zero Event
+// until then).
 type Cond struct {
-	On    Kinds `yaml:"on"`
-	Where Expr  `yaml:"where"`
-	By    Expr  `yaml:"by"`
-	Quiet Expr  `yaml:"quiet"`
-	Pos   Pos   `yaml:"-"`
+	Name  string `yaml:"name"`
+	On    Kinds  `yaml:"on"`
+	Where Expr   `yaml:"where"`
+	By    Expr   `yaml:"by"`
+	Quiet Expr   `yaml:"quiet"`
+	Pos   Pos    `yaml:"-"`
 
 	After string `yaml:"after"` // resolve only: quiet counts once this step is met (after.go)
 }
@@ -450,6 +497,16 @@ func (c *Cond) UnmarshalYAML(n *yaml.Node) error {
 		return err
 	}
 	c.Pos = Pos{n.Line, n.Column}
+	return nil
+}
+
+// UnmarshalYAML decodes a table and keeps its place.
+func (t *Table) UnmarshalYAML(n *yaml.Node) error {
+	type plain Table
+	if err := n.Decode((*plain)(t)); err != nil {
+		return err
+	}
+	t.Pos = Pos{n.Line, n.Column}
 	return nil
 }
 

@@ -3,7 +3,9 @@ package signature
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/interpreter"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
@@ -26,6 +29,13 @@ const maxRecent = 4096
 // on counting (its Distinct stops growing with them).
 const maxValues = 1024
 
+// rowHead and rowTail bound the signals a table's row keeps: its first
+// ones and its latest ones (Row.Events).
+const rowHead, rowTail = 20, 20
+
+// maxRowKeys bounds the keys a row is known by.
+const maxRowKeys = 8
+
 // Registration returns the signature as a detector the engine runs like
 // any other: its findings go through the engine's alert state machine,
 // its state into the daemon's checkpoint.
@@ -37,22 +47,36 @@ func (s *Signature) Registration() detectors.Registration {
 // detector runs one signature. Its exported fields are its state (saved
 // in checkpoints); the rest is rebuilt from the signature and the Env.
 type detector struct {
-	sig     *Signature             `state:"-"`
-	env     *detectors.Env         `state:"-"`
-	vars    map[string]any         `state:"-"` // params.* and windows.*
-	varsAct interpreter.Activation `state:"-"`
-	gen     int                    `state:"-"` // settings generation of vars' windows
-	horizon time.Duration          `state:"-"`
-	skew    time.Duration          `state:"-"`
-	quiet   time.Duration          `state:"-"`
-	withins []time.Duration        `state:"-"`
-	Hash    string                 // the signature's Hash when this state was made
-	Open    []*instance
-	Evicted int64
-	Recent  []recent // signals a later step may still take (skew)
-	Seen    []seen   // the latest corroborating signal per corroboration and key
-	Held    []held   // signals waiting for their followed_by (pairing.go)
-	paired  bool     `state:"-"` // the signal observed is a released pair
+	sig      *Signature              `state:"-"`
+	env      *detectors.Env          `state:"-"`
+	vars     map[string]any          `state:"-"` // params.* and windows.*
+	varsAct  interpreter.Activation  `state:"-"`
+	gen      int                     `state:"-"` // settings generation of vars' windows
+	horizon  time.Duration           `state:"-"`
+	skew     time.Duration           `state:"-"`
+	quiet    time.Duration           `state:"-"`
+	withins  []time.Duration         `state:"-"`
+	tableHz  []time.Duration         `state:"-"` // run tables' horizons
+	emits    int                     `state:"-"` // findings emitted so far (feed tells whether it emitted one)
+	rowKinds map[catalogue.Kind]bool `state:"-"` // the kinds incident tables take
+	Hash     string                  // the signature's Hash when this state was made
+	Open     []*instance
+	Evicted  int64
+	Recent   []recent // signals a later step may still take (skew)
+	Seen     []seen   // the latest corroborating signal per corroboration and key
+	// Tables holds the run tables' rows, by table (nil for incident
+	// tables, whose rows are their incidents').
+	Tables []*detectors.Bounded[string, row]
+	// Occurrences counts the incidents opened per join key, for
+	// match.key's occurrence (nil without a key).
+	Occurrences *detectors.Bounded[string, int]
+	RowsEvicted int64 // rows the incident tables' max_rows evicted
+	// Identities is the identity generation the findings were last
+	// rendered with: a finding is rendered again when the run learns how
+	// to name its datanodes better.
+	Identities int
+	Held       []held // signals waiting for their followed_by (pairing.go)
+	paired     bool   `state:"-"` // the signal observed is a released pair
 }
 
 // instance is one partial or complete match, for one join key.
@@ -73,6 +97,81 @@ type instance struct {
 	Evidence   detectors.EvidenceLog
 	Confirmed  []confirmed // corroborations taken, the first of each
 	Each       []member    // members of count steps with each (each.go)
+	Touched    time.Time   // the latest signal it took, a table's included
+	Occurrence int         // it is the n-th incident of its join key (match.key)
+	FindingKey string      // match.key's value when it first emitted
+	Rows       [][]row     // the incident tables' rows, by table
+	Snap       [][]row     // the as_of: open run tables' rows when it opened, by table
+	Ended      Event       // the signal of until or resolve that ended it
+	EndedBy    string      // "until" or "resolve"
+	Named      string      // what the finding last emitted named (see naming)
+	Stale      bool        // a run table it reads as it stands changed since it was rendered
+	Judged     string      // the computed severity and confidence when it was last rendered
+}
+
+// latest is the time of the incident's latest signal.
+func (in *instance) latest() time.Time {
+	if in.Touched.After(in.Last) {
+		return in.Touched
+	}
+	return in.Last
+}
+
+// row is one row of a table: its signals, the first and the latest
+// ones kept (rowHead, rowTail).
+type row struct {
+	Keys   []string // the first is its key
+	First  Event
+	Last   Event
+	Count  int
+	Counts map[string]int // by kind
+	Head   []Event
+	Tail   []Event // a ring once full
+	Next   int     // the oldest signal of the full ring
+}
+
+func (r *row) add(e Event) {
+	if r.Count == 0 {
+		r.First = e
+	}
+	r.Last = e
+	r.Count++
+	if r.Counts == nil {
+		r.Counts = map[string]int{}
+	}
+	r.Counts[e.Kind]++
+	switch {
+	case len(r.Head) < rowHead:
+		r.Head = append(r.Head, e)
+	case len(r.Tail) < rowTail:
+		r.Tail = append(r.Tail, e)
+	default:
+		r.Tail[r.Next] = e
+		r.Next = (r.Next + 1) % rowTail
+	}
+}
+
+// view is the row as expressions see it.
+func (r *row) view() Row {
+	ev := make([]Event, 0, len(r.Head)+len(r.Tail))
+	ev = append(ev, r.Head...)
+	ev = append(ev, r.Tail[r.Next:]...)
+	ev = append(ev, r.Tail[:r.Next]...)
+	return Row{Key: r.Keys[0], Keys: slices.Clone(r.Keys), First: r.First, Last: r.Last, Count: r.Count, Counts: maps.Clone(r.Counts), Events: ev}
+}
+
+// clone copies r so that it shares nothing with the original.
+func (r row) clone() row {
+	r.Keys, r.Counts, r.Head, r.Tail = slices.Clone(r.Keys), maps.Clone(r.Counts), slices.Clone(r.Head), slices.Clone(r.Tail)
+	return r
+}
+
+func views(rows []row) []Row {
+	out := make([]Row, len(rows))
+	for i := range rows {
+		out[i] = rows[i].view()
+	}
+	return out
 }
 
 type binding struct {
@@ -110,7 +209,17 @@ type confirmed struct {
 }
 
 func (s *Signature) newDetector(env *detectors.Env) (*detector, error) {
-	d := &detector{sig: s, env: env, gen: -1, Hash: s.Hash}
+	d := &detector{sig: s, env: env, gen: -1, Hash: s.Hash, rowKinds: map[catalogue.Kind]bool{}}
+	d.reset()
+	for _, t := range s.match.tables {
+		for _, a := range append(slices.Clone(t.alts), t.remove...) {
+			for _, k := range a.kinds {
+				if !t.run {
+					d.rowKinds[k] = true
+				}
+			}
+		}
+	}
 	d.vars = map[string]any{}
 	for _, p := range s.params {
 		switch p.kind {
@@ -136,6 +245,65 @@ func (s *Signature) newDetector(env *detectors.Env) (*detector, error) {
 	return d, nil
 }
 
+// reset empties the state the signature's tables and keys keep.
+func (d *detector) reset() {
+	d.Tables, d.Occurrences = nil, nil
+	for _, t := range d.sig.match.tables {
+		var b *detectors.Bounded[string, row]
+		if t.run {
+			b = detectors.NewBounded[string, row](t.maxRows, detectors.EvictOldest)
+		}
+		d.Tables = append(d.Tables, b)
+	}
+	if d.sig.match.key != nil {
+		d.Occurrences = detectors.NewBounded[string, int](d.sig.match.maxOpen, detectors.EvictOldest)
+	}
+}
+
+// identityFuncs are the late-bound functions that read what the run
+// learned of datanodes' identities.
+func (d *detector) identityFuncs() map[string]cel.LateBoundFunction {
+	id := d.env.Identity
+	return map[string]cel.LateBoundFunction{
+		"complete": func(_ string, args ...ref.Val) ref.Val {
+			dn, ok := datanodeOf(args[0])
+			if !ok {
+				return types.NewErr("complete: not a datanode")
+			}
+			c := id.Complete(catalogue.Datanode{UUID: dn.UUID, Host: dn.Host, IP: dn.IP})
+			return adapter().NativeToValue(&Datanode{UUID: c.UUID, Host: c.Host, IP: c.IP})
+		},
+		"name": func(_ string, args ...ref.Val) ref.Val {
+			dn, ok := datanodeOf(args[0])
+			if !ok {
+				return types.NewErr("name: not a datanode")
+			}
+			return types.String(detectors.DatanodeName(id.Complete(catalogue.Datanode{UUID: dn.UUID, Host: dn.Host, IP: dn.IP})))
+		},
+	}
+}
+
+// adapter turns Go values into CEL values of the signature types.
+func adapter() types.Adapter {
+	env, _ := typesEnv() // built at every Compile before any detector runs
+	return env.CELTypeAdapter()
+}
+
+// datanodeOf reads a Datanode from a CEL value.
+func datanodeOf(v ref.Val) (Datanode, bool) {
+	switch x := v.Value().(type) {
+	case *Datanode:
+		return *x, true
+	case Datanode:
+		return x, true
+	}
+	if n, err := v.ConvertToNative(reflect.TypeFor[Datanode]()); err == nil {
+		dn, ok := n.(Datanode)
+		return dn, ok
+	}
+	return Datanode{}, false
+}
+
 func optionDefault(doc detectors.Doc, name string) string {
 	for _, o := range doc.Options {
 		if o.Name == name {
@@ -151,6 +319,7 @@ func (d *detector) refresh() error {
 	if d.Hash != d.sig.Hash { // restored from a checkpoint of another version of the signature
 		d.Hash, d.Open, d.Recent = d.sig.Hash, nil, nil
 		d.Held = nil
+		d.reset()
 	}
 	if g := d.env.Settings.Generation(); g == d.gen {
 		return nil
@@ -179,7 +348,7 @@ func (d *detector) refresh() error {
 		d.vars["windows."+w.name] = out.Value().(time.Duration)
 		d.vars["sources."+w.name], src = src, ""
 	}
-	act, err := interpreter.NewActivation(d.vars)
+	act, err := interpreter.NewFunctionActivation(d.vars, d.identityFuncs())
 	if err != nil {
 		return err
 	}
@@ -193,6 +362,10 @@ func (d *detector) refresh() error {
 	}
 	if m.resolve != nil {
 		d.quiet = d.eval(m.resolve.quiet)
+	}
+	d.tableHz = d.tableHz[:0]
+	for _, t := range m.tables {
+		d.tableHz = append(d.tableHz, d.eval(t.horizon))
 	}
 	return nil
 }
@@ -229,8 +402,69 @@ func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
 	for j := range in.Confirmed {
 		a[d.sig.match.corroborate[in.Confirmed[j].Index].name] = &in.Confirmed[j].Event
 	}
+	if d.sig.match.key != nil {
+		a["occurrence"] = int64(in.Occurrence)
+	}
 	child, _ := interpreter.NewActivation(a) // a map is always one
 	return interpreter.NewHierarchicalActivation(d.varsAct, child)
+}
+
+// outputActivation is what the outputs see: activation's, the signal
+// that ended the incident under its condition's name (a zero Event
+// until then), the tables' rows, and the let values, evaluated in order
+// (one that fails is left unbound).
+func (d *detector) outputActivation(in *instance) interpreter.Activation {
+	m := &d.sig.match
+	a := make(map[string]any, len(in.Bound)+len(in.Confirmed)+len(m.tables)+len(d.sig.lets)+2)
+	for i, b := range in.Bound {
+		st := m.steps[i]
+		switch {
+		case st.absent:
+		case st.count != nil:
+			a[st.name] = &in.Bound[i].Burst
+		default:
+			a[st.name] = &b.Event
+		}
+	}
+	for _, c := range in.Confirmed {
+		a[m.corroborate[c.Index].name] = &c.Event
+	}
+	for _, cd := range []*cond{m.until, m.resolve} {
+		if cd != nil && cd.name != "" {
+			a[cd.name] = &Event{}
+		}
+	}
+	switch {
+	case in.EndedBy == "until" && m.until.name != "":
+		a[m.until.name] = &in.Ended
+	case in.EndedBy == "resolve" && m.resolve.name != "":
+		a[m.resolve.name] = &in.Ended
+	}
+	for i, t := range m.tables {
+		switch {
+		case !t.run:
+			a[t.name] = views(tableRows(in.Rows, i))
+		case t.asOfOpen:
+			a[t.name] = views(tableRows(in.Snap, i))
+		default:
+			a[t.name] = views(d.Tables[i].Values())
+		}
+	}
+	child, _ := interpreter.NewActivation(a) // a map is always one; it reads a as it grows
+	act := interpreter.NewHierarchicalActivation(d.varsAct, child)
+	for _, l := range d.sig.lets {
+		if out, _, err := l.prg.Eval(act); err == nil {
+			a[l.name] = out
+		}
+	}
+	return act
+}
+
+func tableRows(rows [][]row, i int) []row {
+	if i < len(rows) {
+		return rows[i]
+	}
+	return nil
 }
 
 // matchAlt returns the alternative of alts that e meets for instance in
@@ -295,6 +529,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	}
 	e := eventOf(s) // shares the signal's maps and slices: owned copies what is kept
 	ev := detectors.EvidenceOf(s)
+	d.runTables(e)
 	if d.Held != nil {
 		d.expireHeld(e.Time)
 		for _, h := range d.release(e, ev) {
@@ -322,8 +557,10 @@ func (d *detector) observe(e *Event, ev detectors.Evidence, emit detectors.Emit)
 	}
 	m := &d.sig.match
 	if _, key, ok := d.matchAlt(m.steps[0].alts, nil, e); ok && !d.hasOpen(key) {
-		in := &instance{Key: key, Start: e.Time, Last: e.Time}
-		d.add(in)
+		in := &instance{Key: key, Start: e.Time, Last: e.Time, Touched: e.Time}
+		d.add(in, emit)
+		d.opened(in)
+		d.takeRows(in, e)
 		for _, sn := range d.Seen {
 			if (sn.Key == key || d.sig.match.corroborate[sn.Index].anyKey) && (sn.Event.Time.IsZero() || !sn.Event.Time.Before(e.Time.Add(-d.horizon))) {
 				d.confirm(in, sn.Index, &sn.Event, sn.Evidence)
@@ -336,7 +573,7 @@ func (d *detector) observe(e *Event, ev detectors.Evidence, emit detectors.Emit)
 		return
 	}
 	d.corroborate(e, ev, emit)
-	if d.skew > 0 && d.laterKind(catalogue.Kind(e.Kind)) {
+	if d.skew > 0 && (d.laterKind(catalogue.Kind(e.Kind)) || d.tableKind(catalogue.Kind(e.Kind))) {
 		d.Recent = append(d.Recent, recent{Event: owned(e), Evidence: ev})
 		if len(d.Recent) > maxRecent {
 			d.Recent = slices.Delete(d.Recent, 0, len(d.Recent)-maxRecent)
@@ -419,6 +656,154 @@ func owned(e *Event) Event {
 	return c
 }
 
+// opened counts a new incident for match.key and copies the as_of: open
+// run tables into it.
+func (d *detector) opened(in *instance) {
+	if d.Occurrences != nil {
+		n, _ := d.Occurrences.Get(in.Key)
+		n++
+		d.Occurrences.Put(in.Key, n)
+		in.Occurrence = n
+	}
+	for i, t := range d.sig.match.tables {
+		if t.run && t.asOfOpen {
+			if in.Snap == nil {
+				in.Snap = make([][]row, len(d.sig.match.tables))
+			}
+			for _, r := range d.Tables[i].Values() {
+				in.Snap[i] = append(in.Snap[i], r.clone())
+			}
+		}
+	}
+}
+
+// tableMatch reports whether e is a signal of alts (kinds and where) in
+// act, which it builds when needed.
+func (d *detector) tableMatch(alts []alt, in *instance, e *Event, act *interpreter.Activation) bool {
+	for _, a := range alts {
+		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) {
+			continue
+		}
+		if *act == nil {
+			*act = d.activation(orEmpty(in), e)
+		}
+		if a.where == nil || isTrue(a.where, *act) {
+			return true
+		}
+	}
+	return false
+}
+
+// rowKeys evaluates a table's row expression: the keys a signal's row
+// may be known by, non-empty.
+func rowKeys(t table, act interpreter.Activation) []string {
+	var keys []string
+	forEach(t.row, act, func(v ref.Val) {
+		if k, ok := v.Value().(string); ok && k != "" && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	})
+	return keys
+}
+
+// runTables offers e to the run tables, whose rows are kept by their
+// first key.
+func (d *detector) runTables(e *Event) {
+	for i, t := range d.sig.match.tables {
+		if !t.run {
+			continue
+		}
+		var act interpreter.Activation
+		switch {
+		case d.tableMatch(t.remove, nil, e, &act):
+			if ks := rowKeys(t, act); len(ks) > 0 && d.Tables[i].Has(ks[0]) {
+				d.Tables[i].Delete(ks[0])
+				d.tableChanged(t)
+			}
+		case d.tableMatch(t.alts, nil, e, &act):
+			if ks := rowKeys(t, act); len(ks) > 0 {
+				r, _ := d.Tables[i].Get(ks[0])
+				r.Keys = ks[:1]
+				r.add(owned(e))
+				d.Tables[i].Put(ks[0], r)
+				d.tableChanged(t)
+			}
+		}
+	}
+}
+
+// tableChanged marks the findings that read t as it stands for
+// rendering again (at the next Advance: one rendering for many rows).
+func (d *detector) tableChanged(t table) {
+	if t.asOfOpen {
+		return
+	}
+	for _, in := range d.Open {
+		if in.Emitted && !in.Closed {
+			in.Stale = true
+		}
+	}
+}
+
+// takeRows offers e to the incident's tables and reports whether one
+// took it. A signal joins the first row that shares one of its keys
+// (its other keys join the row's): lines that name one datanode by UUID,
+// by origin or by host alike make one row.
+func (d *detector) takeRows(in *instance, e *Event) bool {
+	took := false
+	var act interpreter.Activation
+	for i, t := range d.sig.match.tables {
+		if t.run {
+			continue
+		}
+		remove := d.tableMatch(t.remove, in, e, &act)
+		if !remove && !d.tableMatch(t.alts, in, e, &act) {
+			continue
+		}
+		ks := rowKeys(t, act)
+		if len(ks) == 0 {
+			continue
+		}
+		if in.Rows == nil {
+			in.Rows = make([][]row, len(d.sig.match.tables))
+		}
+		rows := in.Rows[i]
+		j := slices.IndexFunc(rows, func(r row) bool {
+			return slices.ContainsFunc(ks, func(k string) bool { return slices.Contains(r.Keys, k) })
+		})
+		switch {
+		case remove && j >= 0:
+			rows = slices.Delete(rows, j, j+1)
+		case remove:
+			continue
+		case j >= 0:
+			rows[j].add(owned(e))
+			for _, k := range ks {
+				if !slices.Contains(rows[j].Keys, k) && len(rows[j].Keys) < maxRowKeys {
+					rows[j].Keys = append(rows[j].Keys, k)
+				}
+			}
+		default:
+			if len(rows) >= t.maxRows {
+				rows = slices.Delete(rows, 0, 1)
+				d.RowsEvicted++
+			}
+			r := row{Keys: ks[:min(len(ks), maxRowKeys)]}
+			r.add(owned(e))
+			rows = append(rows, r)
+		}
+		in.Rows[i] = rows
+		took = true
+	}
+	if took && e.Time.After(in.Touched) {
+		in.Touched = e.Time
+	}
+	return took
+}
+
+// tableKind reports whether an incident table takes signals of k.
+func (d *detector) tableKind(k catalogue.Kind) bool { return d.rowKinds[k] }
+
 func (d *detector) hasOpen(key string) bool {
 	for _, in := range d.Open {
 		if !in.Closed && in.Key == key {
@@ -440,7 +825,7 @@ func (d *detector) laterKind(k catalogue.Kind) bool {
 	return false
 }
 
-func (d *detector) add(in *instance) {
+func (d *detector) add(in *instance, emit detectors.Emit) {
 	open := 0
 	for _, o := range d.Open {
 		if !o.Closed {
@@ -450,13 +835,22 @@ func (d *detector) add(in *instance) {
 	if open >= d.sig.match.maxOpen {
 		for _, o := range d.Open {
 			if !o.Closed {
-				o.Closed = true
+				d.forget(o, emit)
 				d.Evicted++
 				break
 			}
 		}
 	}
 	d.Open = append(d.Open, in)
+}
+
+// forget closes an incident the horizon or max_open gives up: its finding
+// stays as last emitted, so a batch run's update still due is sent first.
+func (d *detector) forget(in *instance, emit detectors.Emit) {
+	if in.Emitted && in.Dirty {
+		d.send(in, d.finding(in, d.state(in), ""), emit)
+	}
+	in.Closed = true
 }
 
 func (d *detector) compact() {
@@ -466,9 +860,11 @@ func (d *detector) compact() {
 // feed offers e to one instance: until, resolve, then its current step.
 func (d *detector) feed(in *instance, e *Event, ev detectors.Evidence, emit detectors.Emit) {
 	m := &d.sig.match
+	took, emits := d.takeRows(in, e), d.emits
 	if m.until != nil {
 		if _, _, ok := d.matchAlt(m.until.alts, in, e); ok {
 			in.Evidence.Add(ev)
+			in.Ended, in.EndedBy = owned(e), "until"
 			d.end(in, e.Time, "cancelled by "+e.Kind, emit)
 			return
 		}
@@ -477,10 +873,17 @@ func (d *detector) feed(in *instance, e *Event, ev detectors.Evidence, emit dete
 		if _, _, ok := d.matchAlt(m.resolve.alts, in, e); ok {
 			in.Evidence.Add(ev)
 			in.Last = e.Time
+			in.Ended, in.EndedBy = owned(e), "resolve"
 			d.resolve(in, emit)
 			return
 		}
 	}
+	// A signal only a table took changes the finding all the same.
+	defer func() {
+		if took && d.emits == emits && !in.Closed {
+			d.update(in, emit)
+		}
+	}()
 	if d.eachFollow(in, e, ev, emit) {
 		return
 	}
@@ -514,11 +917,62 @@ func (d *detector) update(in *instance, emit detectors.Emit) {
 	if !in.Emitted {
 		return
 	}
-	if d.env.Batch {
+	// A batch run renders the finding at the end, unless its computed
+	// severity or confidence changed: that is a transition of its own.
+	if d.env.Batch && (!d.sig.match.computed() || d.judge(in, d.outputActivation(in)) == in.Judged) {
 		in.Dirty = true
 		return
 	}
-	emit(d.finding(in, d.state(in), ""))
+	d.send(in, d.finding(in, d.state(in), ""), emit)
+}
+
+// computed reports whether the finding's severity or confidence is
+// computed from the incident (match.severity, match.confidence).
+func (m *match) computed() bool {
+	return m.severity.prg != nil || m.confidence.prg != nil
+}
+
+// judge returns the computed severity and confidence of in.
+func (d *detector) judge(in *instance, act interpreter.Activation) string {
+	return d.value(d.sig.match.severity, act) + "/" + d.value(d.sig.match.confidence, act)
+}
+
+// send emits in's finding f and remembers what it named.
+func (d *detector) send(in *instance, f detectors.Finding, emit detectors.Emit) {
+	d.emits++
+	in.Named, in.Stale, in.Dirty = naming(f), false, false
+	emit(f)
+}
+
+// naming hashes what a finding says that the run's identities may
+// change: its summary, facts and entities.
+func naming(f detectors.Finding) string {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%v\x00%v", f.Summary, f.Entities, f.Facts) // fmt prints maps sorted
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// rename renders again the findings that say something else now: the
+// identities learned since they were last rendered name them differently
+// (a datanode's host or UUID), or a run table they read as it stands
+// changed. A batch run renders them at the end.
+func (d *detector) rename(emit detectors.Emit) {
+	g := d.env.Identity.Generation()
+	renamed := g != d.Identities
+	d.Identities = g
+	for _, in := range d.Open {
+		if in.Closed || !in.Emitted || !renamed && !in.Stale {
+			continue
+		}
+		in.Stale = false
+		if d.env.Batch {
+			in.Dirty = true
+			continue
+		}
+		if f := d.finding(in, d.state(in), ""); naming(f) != in.Named {
+			d.send(in, f, emit)
+		}
+	}
 }
 
 // current offers e to the instance's current step and reports whether
@@ -630,6 +1084,20 @@ func (d *detector) met(in *instance, b binding, at time.Time, emit detectors.Emi
 	in.Bound = append(in.Bound, b)
 	in.Step++
 	in.Deadline = time.Time{}
+	// Lines of other hosts that the incident's tables take may precede
+	// the signal that opened it by up to the skew allowance.
+	if in.Step == 1 && d.skew > 0 && len(d.rowKinds) > 0 {
+		from := at.Add(-d.skew)
+		for _, r := range d.Recent {
+			if r.Event.Time.Before(from) || r.Event.Time.After(at) || !d.rowKinds[catalogue.Kind(r.Event.Kind)] {
+				continue
+			}
+			if keys, all := d.keysOf(&r.Event); all || slices.Contains(keys, in.Key) {
+				e := r.Event
+				d.takeRows(in, &e)
+			}
+		}
+	}
 	if st.emit != nil {
 		d.emitStep(in, st, b, emit)
 	}
@@ -674,8 +1142,13 @@ func (d *detector) emitStep(in *instance, st step, b binding, emit detectors.Emi
 	case in.Confidence == "":
 		in.Confidence = detectors.Medium
 	}
+	if !in.Emitted && d.sig.match.key != nil {
+		if out, _, err := d.sig.match.key.Eval(act); err == nil {
+			in.FindingKey, _ = out.Value().(string)
+		}
+	}
 	in.Emitted, in.Pending, in.Dirty = true, st.emit.pending, false
-	emit(d.finding(in, d.state(in), ""))
+	d.send(in, d.finding(in, d.state(in), ""), emit)
 }
 
 func (d *detector) state(in *instance) detectors.State {
@@ -703,6 +1176,7 @@ func (d *detector) value(v valueExpr, act interpreter.Activation) string {
 func (d *detector) fail(in *instance, at time.Time, reason string, emit detectors.Emit) {
 	switch {
 	case in.Emitted && in.Pending:
+		d.emits++
 		emit(detectors.Withdraw(d.finding(in, detectors.Pending, ""), reason))
 		in.Closed = true
 	case in.Emitted:
@@ -715,15 +1189,17 @@ func (d *detector) fail(in *instance, at time.Time, reason string, emit detector
 // end closes an instance cancelled by until.
 func (d *detector) end(in *instance, at time.Time, reason string, emit detectors.Emit) {
 	if in.Emitted && in.Pending {
+		d.emits++
 		emit(detectors.Withdraw(d.finding(in, detectors.Pending, ""), reason))
 	} else if in.Emitted {
 		in.Last = at
-		emit(d.finding(in, detectors.Resolved, reason))
+		d.send(in, d.finding(in, detectors.Resolved, reason), emit)
 	}
 	in.Closed = true
 }
 
 func (d *detector) resolve(in *instance, emit detectors.Emit) {
+	d.emits++
 	if in.Pending {
 		emit(detectors.Withdraw(d.finding(in, detectors.Pending, ""), "resolved before it was confirmed"))
 	} else {
@@ -752,14 +1228,21 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 		if in.Closed || d.eachSettle(in, now, emit) {
 			continue
 		}
-		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() && now.Sub(in.Last) > d.quiet && d.quietCounts(in) {
+		if last := in.latest(); in.Emitted && !in.Pending && d.quiet > 0 && !last.IsZero() && now.Sub(last) > d.quiet && d.quietCounts(in) {
 			d.resolve(in, emit)
 			continue
 		}
 		// An instance of untimed lines (.out files) has no time to age
 		// from: max_open bounds those.
-		if d.horizon > 0 && !in.Last.IsZero() && now.Sub(in.Last) > d.horizon && in.Deadline.IsZero() {
-			in.Closed = true
+		if last := in.latest(); d.horizon > 0 && !last.IsZero() && now.Sub(last) > d.horizon && in.Deadline.IsZero() {
+			d.forget(in, emit)
+		}
+	}
+	for i, t := range d.sig.match.tables {
+		if hz := d.tableHz[i]; t.run && hz > 0 {
+			if d.Tables[i].DeleteFunc(func(_ string, r row) bool { return !r.Last.Time.IsZero() && now.Sub(r.Last.Time) > hz }) > 0 {
+				d.tableChanged(t)
+			}
 		}
 	}
 	if d.horizon > 0 {
@@ -773,6 +1256,7 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 		d.Recent = nil
 	}
 	d.compact()
+	d.rename(emit)
 }
 
 // Quiet returns the earliest time at which Advance has something to do.
@@ -782,15 +1266,27 @@ func (d *detector) Quiet(now time.Time) time.Time {
 		if in.Closed {
 			continue
 		}
+		if in.Stale {
+			return now // rendered again at the next tick
+		}
 		if !in.Deadline.IsZero() {
 			q = detectors.Earliest(q, in.Deadline)
 		}
 		q = d.eachQuiet(in, q)
-		if in.Emitted && !in.Pending && d.quiet > 0 && !in.Last.IsZero() && d.quietCounts(in) {
-			q = detectors.Earliest(q, in.Last.Add(d.quiet))
+		if last := in.latest(); in.Emitted && !in.Pending && d.quiet > 0 && !last.IsZero() && d.quietCounts(in) {
+			q = detectors.Earliest(q, last.Add(d.quiet))
 		}
-		if d.horizon > 0 && !in.Last.IsZero() {
-			q = detectors.Earliest(q, in.Last.Add(d.horizon))
+		if last := in.latest(); d.horizon > 0 && !last.IsZero() {
+			q = detectors.Earliest(q, last.Add(d.horizon))
+		}
+	}
+	for i, t := range d.sig.match.tables {
+		if hz := d.tableHz[i]; t.run && hz > 0 {
+			for _, r := range d.Tables[i].All() {
+				if !r.Last.Time.IsZero() {
+					q = detectors.Earliest(q, r.Last.Time.Add(hz))
+				}
+			}
 		}
 	}
 	// The skew buffer and the corroborations kept shrink in Advance too:
@@ -810,6 +1306,7 @@ func (d *detector) Quiet(now time.Time) time.Time {
 // An instance whose deadline the input did not reach is no match: its
 // finding (if one was emitted) says so in Facts["outcome"].
 func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+	d.rename(emit)
 	for _, in := range d.Open {
 		if in.Closed {
 			continue
@@ -823,24 +1320,43 @@ func (d *detector) Flush(end time.Time, emit detectors.Emit) {
 		if deferred {
 			note = "the input ended at " + detectors.Stamp(end.UTC()) + ", before " + d.sig.match.steps[in.Step].name + "'s deadline " + detectors.Stamp(in.Deadline.UTC())
 		}
-		emit(d.finding(in, d.state(in), note))
+		d.send(in, d.finding(in, d.state(in), note), emit)
 	}
 }
 
 // StateStats reports the bounded parts of the state.
 func (d *detector) StateStats() []detectors.StateStat {
-	return []detectors.StateStat{
-		{Name: "open", Entries: len(d.Open), Limit: d.sig.match.maxOpen, Evicted: d.Evicted},
+	m := &d.sig.match
+	out := []detectors.StateStat{
+		{Name: "open", Entries: len(d.Open), Limit: m.maxOpen, Evicted: d.Evicted},
 		{Name: "recent", Entries: len(d.Recent), Limit: maxRecent},
-		{Name: "corroborations", Entries: len(d.Seen), Limit: d.sig.match.maxOpen},
+		{Name: "corroborations", Entries: len(d.Seen), Limit: m.maxOpen},
 		{Name: "held for followed_by", Entries: len(d.Held), Limit: maxRecent},
 	}
+	if d.Occurrences != nil {
+		out = append(out, d.Occurrences.Stat("incidents counted per key"))
+	}
+	rows, limit := 0, 0
+	for i, t := range m.tables {
+		if t.run {
+			out = append(out, d.Tables[i].Stat("table "+t.name))
+			continue
+		}
+		limit += t.maxRows * m.maxOpen
+		for _, in := range d.Open {
+			rows += len(tableRows(in.Rows, i))
+		}
+	}
+	if limit > 0 {
+		out = append(out, detectors.StateStat{Name: "incident tables' rows", Entries: rows, Limit: limit, Evicted: d.RowsEvicted})
+	}
+	return out
 }
 
 // finding renders an instance as a finding in state; note, if any, goes
 // into Facts["outcome"].
 func (d *detector) finding(in *instance, state detectors.State, note string) detectors.Finding {
-	act := d.activation(in, nil)
+	act := d.outputActivation(in)
 	f := detectors.Finding{
 		Key: in.Key, Severity: in.Severity, Confidence: in.Confidence, Start: in.Start, End: in.Last,
 		State: state, Facts: map[string]string{},
@@ -853,9 +1369,19 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 			f.Confidence = detectors.Confidence(c.Confidence)
 		}
 	}
-	f.Key += "/" + in.Start.UTC().Format("20060102T150405Z")
-	if k := d.findingKey(act); k != "" {
-		f.Key = k
+	in.Judged = d.judge(in, act)
+	if sev := d.value(d.sig.match.severity, act); sev != "" {
+		if v, err := detectors.ParseSeverity(sev); err == nil {
+			f.Severity = v
+		}
+	}
+	if conf := d.value(d.sig.match.confidence, act); conf != "" {
+		f.Confidence = detectors.Confidence(conf)
+	}
+	if in.FindingKey != "" {
+		f.Key = in.FindingKey
+	} else {
+		f.Key += "/" + in.Start.UTC().Format("20060102T150405Z")
 	}
 	en := d.sig.entities
 	for _, p := range en.hosts {
@@ -871,30 +1397,21 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 		f.Entities.OMNodes = appendStrings(f.Entities.OMNodes, p, act)
 	}
 	for _, p := range en.containers {
-		if out, _, err := p.Eval(act); err == nil {
-			for _, v := range entityValues(out) {
-				if n, ok := v.(int64); ok && n > 0 && !slices.Contains(f.Entities.Containers, uint64(n)) {
-					f.Entities.Containers = append(f.Entities.Containers, uint64(n))
-				}
+		forEach(p, act, func(v ref.Val) {
+			if n, ok := v.Value().(int64); ok && n > 0 && !slices.Contains(f.Entities.Containers, uint64(n)) {
+				f.Entities.Containers = append(f.Entities.Containers, uint64(n))
 			}
-		}
+		})
 	}
 	for _, p := range en.datanodes {
-		if out, _, err := p.Eval(act); err == nil {
-			for _, v := range entityValues(out) {
-				dn, ok := v.(*Datanode)
-				if x, isValue := v.(Datanode); isValue {
-					dn, ok = &x, true
-				}
-				if !ok {
-					continue
-				}
+		forEach(p, act, func(v ref.Val) {
+			if dn, ok := datanodeOf(v); ok {
 				c := d.env.Identity.Complete(catalogue.Datanode{UUID: dn.UUID, Host: dn.Host, IP: dn.IP})
-				if !c.IsZero() && !slices.Contains(f.Entities.Datanodes, c) {
+				if !c.IsZero() && !slices.ContainsFunc(f.Entities.Datanodes, func(o catalogue.Datanode) bool { return sameDatanode(o, c) }) {
 					f.Entities.Datanodes = append(f.Entities.Datanodes, c)
 				}
 			}
-		}
+		})
 	}
 	for _, fact := range d.sig.facts {
 		if out, _, err := fact.prg.Eval(act); err == nil {
@@ -910,6 +1427,17 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 		f.Facts["outcome"] = note
 	}
 	f.Evidence = in.Evidence.List()
+	if len(d.sig.evidence) > 0 {
+		dropped := in.Evidence.Dropped()
+		f.Evidence, dropped = d.moreEvidence(f.Evidence, act, dropped)
+		if n := len(f.Evidence); n > 0 && f.Evidence[n-1].Time.After(f.End) {
+			f.End = f.Evidence[n-1].Time
+		}
+		delete(f.Facts, "evidence_dropped")
+		if dropped > 0 {
+			f.Facts["evidence_dropped"] = strconv.Itoa(dropped)
+		}
+	}
 	detectors.SortEvidence(f.Evidence)
 	if d.sig.summary != nil {
 		var b bytes.Buffer
@@ -920,7 +1448,21 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 			f.Summary = b.String()
 		}
 	}
-	d.sig.doc.GateVersion(&f, d.env.Identity, f.Entities.Hosts...)
+	for k := range f.Facts {
+		if strings.HasPrefix(k, "_") { // for the summary only
+			delete(f.Facts, k)
+		}
+	}
+	gate := f.Entities.Hosts
+	if len(d.sig.affected) > 0 {
+		// The version fact names every host's; the affected hosts' decide.
+		detectors.Doc{}.GateVersion(&f, d.env.Identity, f.Entities.Hosts...)
+		gate = nil
+		for _, p := range d.sig.affected {
+			gate = appendStrings(gate, p, act)
+		}
+	}
+	d.sig.doc.GateVersion(&f, d.env.Identity, gate...)
 	return f
 }
 
@@ -930,16 +1472,84 @@ func rank(c detectors.Confidence) int {
 }
 
 func appendStrings(dst []string, p cel.Program, act interpreter.Activation) []string {
-	out, _, err := p.Eval(act)
-	if err != nil {
-		return dst
-	}
-	for _, v := range entityValues(out) {
-		if s, ok := v.(string); ok && s != "" && !slices.Contains(dst, s) {
+	forEach(p, act, func(v ref.Val) {
+		if s, ok := v.Value().(string); ok && s != "" && !slices.Contains(dst, s) {
 			dst = append(dst, s)
 		}
-	}
+	})
 	return dst
+}
+
+// forEach evaluates p and calls fn with its value, or with each element
+// of the list it gives.
+func forEach(p cel.Program, act interpreter.Activation, fn func(ref.Val)) {
+	out, _, err := p.Eval(act)
+	if err != nil {
+		return
+	}
+	eachValue(out, fn)
+}
+
+// eachValue calls fn with v, or with each element of the list (or list of
+// lists) v is.
+func eachValue(v ref.Val, fn func(ref.Val)) {
+	if l, ok := v.(traits.Lister); ok {
+		for it := l.Iterator(); it.HasNext() == types.True; {
+			eachValue(it.Next(), fn)
+		}
+		return
+	}
+	fn(v)
+}
+
+// moreEvidence adds the lines of the evidence expressions to ev (the
+// steps' lines, dropped of them left out): sorted by time, each once,
+// the first and the latest kept; it returns the lines and how many are
+// left out in all. An expression gives events, or rows: a row's signals,
+// those it no longer holds counted as left out.
+func (d *detector) moreEvidence(ev []detectors.Evidence, act interpreter.Activation, dropped int) ([]detectors.Evidence, int) {
+	all := slices.Clone(ev)
+	add := func(e Event) {
+		line := detectors.Evidence{File: e.File, Line: e.Line, Host: e.Host, Component: e.Component, Time: e.Time, Text: e.Text}
+		if !slices.Contains(all, line) {
+			all = append(all, line)
+		}
+	}
+	for _, p := range d.sig.evidence {
+		forEach(p, act, func(v ref.Val) {
+			switch x := v.Value().(type) {
+			case *Event:
+				add(*x)
+			case Event:
+				add(x)
+			case *Row:
+				for _, e := range x.Events {
+					add(e)
+				}
+				dropped += x.Count - len(x.Events)
+			case Row:
+				for _, e := range x.Events {
+					add(e)
+				}
+				dropped += x.Count - len(x.Events)
+			}
+		})
+	}
+	detectors.SortEvidence(all)
+	var kept detectors.EvidenceLog
+	for _, e := range all {
+		kept.Add(e)
+	}
+	return kept.List(), dropped + kept.Dropped()
+}
+
+// sameDatanode reports whether a and b name one datanode: the same UUID,
+// or, when one lacks it, the same host.
+func sameDatanode(a, b catalogue.Datanode) bool {
+	if a.UUID != "" && b.UUID != "" {
+		return a.UUID == b.UUID
+	}
+	return a.Host != "" && b.Host != "" && detectors.HostKey(a.Host) == detectors.HostKey(b.Host)
 }
 
 func factString(v any) string {
