@@ -866,7 +866,7 @@ func (c *compiler) outputs(s *Signature) {
 	progs := func(xs []Expr, want *cel.Type, what string) []cel.Program {
 		var out []cel.Program
 		for _, x := range xs {
-			if p := c.entityProgram(env, x, want, "entities."+what); p != nil {
+			if p := c.listOrOne(env, x, want, "entities."+what); p != nil {
 				out = append(out, p)
 			}
 		}
@@ -941,8 +941,8 @@ func (c *compiler) outputs(s *Signature) {
 	}
 }
 
-// listOrOne compiles an expression giving one elem (or one of also) or
-// a list of them.
+// listOrOne compiles an expression giving one elem (or one of also), or
+// a list of them (or of lists of them).
 func (c *compiler) listOrOne(env *cel.Env, src Expr, elem *cel.Type, what string, also ...*cel.Type) cel.Program {
 	ast := c.check(env, src, nil, what)
 	if ast == nil {
@@ -953,8 +953,9 @@ func (c *compiler) listOrOne(env *cel.Env, src Expr, elem *cel.Type, what string
 	}
 	t := ast.OutputType()
 	ok := fits(t)
-	if !ok && t.Kind() == types.ListKind && len(t.Parameters()) == 1 {
-		ok = fits(t.Parameters()[0])
+	for u := t; !ok && u.Kind() == types.ListKind && len(u.Parameters()) == 1; { // a list of lists too: forEach flattens them
+		u = u.Parameters()[0]
+		ok = fits(u)
 	}
 	if !ok {
 		want := elem.String()

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"cel.dev/cel-go/cel"
-	"cel.dev/cel-go/common/types"
 
 	"go.yaml.in/yaml/v3"
 
@@ -305,38 +304,6 @@ func (d *detector) eachQuiet(in *instance, q time.Time) time.Time {
 		q = detectors.Earliest(q, m.Event.Time.Add(d.eval(steps[m.Step].count.each.within)).Add(time.Nanosecond))
 	}
 	return q
-}
-
-// entityProgram compiles an entity expression: one value of type want,
-// or a list of them (or of lists of them), e.g. a count step's
-// members.map(m, m.datanode).
-func (c *compiler) entityProgram(env *cel.Env, src Expr, want *cel.Type, what string) cel.Program {
-	ast := c.check(env, src, nil, what)
-	if ast == nil {
-		return nil
-	}
-	t := ast.OutputType()
-	ok := false
-	for range 3 {
-		if t.IsExactType(want) || t == cel.DynType {
-			ok = true
-			break
-		}
-		if t.Kind() != types.ListKind || len(t.Parameters()) != 1 {
-			break
-		}
-		t = t.Parameters()[0]
-	}
-	if !ok {
-		c.errorf(src.Pos, "%s: %q has type %s, want %s or a list of them", what, oneLine(src.Src), ast.OutputType(), want)
-		return nil
-	}
-	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
-	if err != nil {
-		c.errorf(src.Pos, "%s: %v", what, err)
-		return nil
-	}
-	return prg
 }
 
 // trackMembers decides which count steps keep their signals and members:

@@ -154,7 +154,7 @@ func TestEachLoadErrors(t *testing.T) {
 		{"no distinct", "        distinct: e.datanode.uuid\n", "", "step burst count.each: needs count.distinct or same"},
 		{"unknown key", "          within: 40s\n", "          within: 40s\n          witin: 3s\n", `unknown key "witin"`},
 		{"same type", "          within: 40s\n", "          within: 40s\n          same: e.count\n", "step burst count.each same: \"e.count\" has type int, want string"},
-		{"entity list type", "  hosts: [pause.host]\n", "  hosts: ['burst.members.map(m, m.count)']\n", "entities.hosts: \"burst.members.map(m, m.count)\" has type list(int), want string or a list of them"},
+		{"entity list type", "  hosts: [pause.host]\n", "  hosts: ['burst.members.map(m, m.count)']\n", "entities.hosts: \"burst.members.map(m, m.count)\" has type list(int), want string, or a list"},
 		{"no such source", "  returned: string(burst.returned)\n", "  returned: sources.hb\n", "undeclared reference to 'sources'"},
 		{"millis type", "  returned: string(burst.returned)\n", "  returned: millis(burst.returned)\n", "found no matching overload for 'millis'"},
 		{"key type", "match:\n  by: e.host\n", "match:\n  by: e.host\n  key: pause.time\n", "match.key: \"pause.time\" has type google.protobuf.Timestamp, want string"},

@@ -102,7 +102,7 @@ func TestErrorsNamePlaceAndCause(t *testing.T) {
 		{"let name taken", "entities:\n", "let:\n  failed: 1\nentities:\n", `let: name "failed" is already taken`},
 		{"let error", "entities:\n", "let:\n  n: failed.nothing\nentities:\n", `let n: undefined field 'nothing'`},
 		{"severity expression", "  max_open: 10\n", "  max_open: 10\n  severity: failed.bcsid\n", `match.severity: "failed.bcsid" has type int, want string`},
-		{"entity type", "  hosts: [failed.host]\n", "  hosts: [failed.bcsid]\n", `entities.hosts: "failed.bcsid" has type int, want string or a list of them`},
+		{"entity type", "  hosts: [failed.host]\n", "  hosts: [failed.bcsid]\n", `entities.hosts: "failed.bcsid" has type int, want string, or a list`},
 		{"evidence type", "entities:\n", "evidence: [failed.host]\nentities:\n", `evidence: "failed.host" has type string, want signature.Event or signature.Row, or a list`},
 		{"affected_hosts type", "entities:\n", "affected_hosts: [failed.bcsid]\nentities:\n", `affected_hosts: "failed.bcsid" has type int, want string, or a list`},
 	} {
