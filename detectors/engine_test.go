@@ -40,7 +40,12 @@ func (c *counter) Advance(now time.Time, emit Emit) {
 	}
 }
 
+// Quiet cannot tell: the counter is advanced at every tick.
+func (c *counter) Quiet(time.Time) time.Time { return time.Time{} }
+
 func (c *counter) Flush(time.Time, Emit) {}
+
+func (c *counter) StateStats() []StateStat { return nil }
 
 func TestEngineDispatchesByKindAndReplacesByKey(t *testing.T) {
 	c := &counter{seen: map[string]int{}, last: map[string]time.Time{}}
@@ -155,8 +160,10 @@ func (p *pendingToy) Observe(s *catalogue.Signal, emit Emit) {
 		emit(Finding{Key: s.Peer, State: Firing, Severity: Warning, Start: s.Time})
 	}
 }
-func (p *pendingToy) Advance(time.Time, Emit) {}
-func (p *pendingToy) Flush(time.Time, Emit)   {}
+func (p *pendingToy) Advance(time.Time, Emit)       {}
+func (p *pendingToy) Quiet(now time.Time) time.Time { return now.Add(NoDeadline) }
+func (p *pendingToy) Flush(time.Time, Emit)         {}
+func (p *pendingToy) StateStats() []StateStat       { return nil }
 
 // An engine that keeps only its alerts' state hands its subscribers the
 // same transitions, whole, as one that keeps their findings; its Alerts
@@ -303,6 +310,8 @@ func (s *sleeper) Advance(now time.Time, emit Emit) {
 }
 
 func (s *sleeper) Flush(time.Time, Emit) {}
+
+func (s *sleeper) StateStats() []StateStat { return nil }
 
 func (s *sleeper) Quiet(now time.Time) time.Time {
 	if len(s.deadlines) == 0 {

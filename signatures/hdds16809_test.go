@@ -521,7 +521,7 @@ func Test16809HorizonAndStateStats(t *testing.T) {
 		det.Observe(&s, emit)
 	}
 	stat := func(name string) detectors.StateStat {
-		for _, st := range det.(detectors.StateReporter).StateStats() {
+		for _, st := range det.StateStats() {
 			if st.Name == name {
 				return st
 			}

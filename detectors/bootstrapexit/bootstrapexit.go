@@ -132,7 +132,7 @@ func newDetector(env *detectors.Env) (detectors.Detector, error) {
 	return d, nil
 }
 
-// StateStats implements detectors.StateReporter.
+// StateStats implements detectors.Detector.
 func (d *detector) StateStats() []detectors.StateStat {
 	return []detectors.StateStat{d.hosts.Stat("om hosts"), d.nodeHost.Stat("om node hosts"), d.ipHost.Stat("om addresses"),
 		d.rings.Stat("leader-side lines by node"), d.recent.Stat("ring-wide lines"), d.attempts.Stat("failed bootstraps")}
@@ -687,7 +687,7 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	d.rings.DeleteFunc(func(_ string, r *ringNode) bool { return r.before(cut) })
 }
 
-// Quiet implements detectors.Sleeper: an open attempt is warned about at its
+// Quiet implements detectors.Detector: an open attempt is warned about at its
 // deadline unless the ring's side is shown or the failure is benign (which
 // only a signal changes), and a warning resolves as soon as it is shown.
 func (d *detector) Quiet(time.Time) time.Time {

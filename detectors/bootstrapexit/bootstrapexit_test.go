@@ -720,7 +720,7 @@ func TestWarningAtDeadline(t *testing.T) {
 	if len(got2) != 1 {
 		t.Errorf("raised again: %v", got2[1:])
 	}
-	stats := det.(detectors.StateReporter).StateStats()
+	stats := det.StateStats()
 	if len(stats) != 6 || stats[5].Name != "failed bootstraps" || stats[5].Entries != 1 {
 		t.Errorf("stats %+v", stats)
 	}

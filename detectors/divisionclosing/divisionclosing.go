@@ -218,7 +218,7 @@ func (d *detector) refresh() {
 	}
 }
 
-// StateStats implements detectors.StateReporter.
+// StateStats implements detectors.Detector.
 func (d *detector) StateStats() []detectors.StateStat {
 	return []detectors.StateStat{d.divisions.Stat("divisions"), d.lastT1.Stat("write-chunk timeouts"),
 		d.pendingT2.Stat("close-server lines"), d.completed.Stat("completed removals"), d.scm.Stat("scm close commands"),
@@ -283,7 +283,7 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	d.forget(d.now)
 }
 
-// Quiet implements detectors.Sleeper: check has nothing to do before
+// Quiet implements detectors.Detector: check has nothing to do before
 // idleUntil, and forget nothing before its sweep.
 func (d *detector) Quiet(time.Time) time.Time {
 	q := d.sweep.Quiet()
