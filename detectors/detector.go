@@ -71,9 +71,10 @@ type Detector interface {
 	// time before it means the next tick: a detector that cannot tell
 	// returns one (the zero time), and is advanced at every tick.
 	Quiet(now time.Time) time.Time
-	// Flush ends the input at end: report what is still open as firing,
-	// and make the decisions whose deadline the input did not reach.
-	Flush(end time.Time, emit Emit)
+	// End ends the input at end: report what is still open as firing,
+	// and make the decisions whose deadline the input did not reach. The
+	// engine calls it once, after the last Advance.
+	End(end time.Time, emit Emit)
 	// StateStats reports the bounded parts of the detector's retained
 	// state, in a deterministic order (none for a stateless detector).
 	StateStats() []StateStat

@@ -62,7 +62,7 @@ type EngineOptions struct {
 	// signal's time even when it is quiet (see Detector.Quiet), which must not
 	// change a finding: for tests.
 	EveryTick bool
-	// Collect keeps every finding of the run for Flush to return (a
+	// Collect keeps every finding of the run for Finish to return (a
 	// Collector subscribed by the engine itself); a run of unbounded
 	// length subscribes the sinks it needs instead.
 	Collect bool
@@ -136,7 +136,7 @@ func (t Transition) Update() bool {
 const Inactive State = "inactive"
 
 // NewEngine builds the detectors of regs with env, collecting the run's
-// findings for Flush.
+// findings for Finish.
 func NewEngine(regs []Registration, env *Env) (*Engine, error) {
 	return NewEngineWith(regs, env, EngineOptions{Collect: true})
 }
@@ -314,14 +314,14 @@ func (e *Engine) End(end time.Time) {
 		e.now = end
 	}
 	for i := range e.running {
-		e.running[i].det.Flush(end, e.running[i].emit)
+		e.running[i].det.End(end, e.running[i].emit)
 	}
 }
 
-// Flush ends the input at end (End) and returns the run's findings when
+// Finish ends the input at end (End) and returns the run's findings when
 // the engine collects them (Collect), else the alerts it still remembers
 // that fired or resolved; finalized, sorted.
-func (e *Engine) Flush(end time.Time) []Finding {
+func (e *Engine) Finish(end time.Time) []Finding {
 	e.End(end)
 	if e.all != nil {
 		return e.all.Findings(e.Finalize, nil).Slice()

@@ -72,7 +72,7 @@ func run16809(t *testing.T, options map[string]string, sigs ...catalogue.Signal)
 			}
 		}
 		runs[i] = map[string]detectors.Finding{}
-		for _, f := range e.Flush(end.Add(time.Hour)) {
+		for _, f := range e.Finish(end.Add(time.Hour)) {
 			runs[i][f.Key] = f
 			for _, r := range f.Remediation {
 				if strings.Contains(r, "remediation step") || strings.Contains(r, "<no value>") {

@@ -661,7 +661,7 @@ func (d *detector) resolve(a *attempt, s *catalogue.Signal, why string, emit det
 
 // Advance makes the decisions whose deadline passed: an exit whose ring
 // side has not shown by decideAfter is reported as a warning (the decision
-// Flush makes at the end of the input), and a warning whose ring later
+// End makes at the end of the input), and a warning whose ring later
 // shows without the node resolves. Closed attempts, and leader-side and
 // ring-wide lines, older than the horizon are forgotten.
 func (d *detector) Advance(now time.Time, emit detectors.Emit) {
@@ -743,7 +743,7 @@ func (r *ringNode) before(t time.Time) bool {
 	return true
 }
 
-func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+func (d *detector) End(end time.Time, emit detectors.Emit) {
 	for _, a := range d.attempts.All() {
 		if a.closed {
 			continue

@@ -100,7 +100,7 @@ func (f *fixture) run(opts map[string]string) []detectors.Finding {
 			end = s.Time
 		}
 	}
-	return e.Flush(end.Add(time.Minute))
+	return e.Finish(end.Add(time.Minute))
 }
 
 // Rendered templates (signatures-dn-om.md), with om4 bootstrapping into
@@ -663,7 +663,7 @@ func evidenceText(f detectors.Finding) string {
 }
 
 // stream feeds the signals to a detector built by hand, as a daemon does
-// (identities learned as they come, no Flush), then advances the clock to
+// (identities learned as they come, no End), then advances the clock to
 // until; it returns every emission.
 func (f *fixture) stream(env *detectors.Env, until time.Time) (detectors.Detector, []detectors.Finding) {
 	f.t.Helper()
@@ -691,7 +691,7 @@ func (f *fixture) stream(env *detectors.Env, until time.Time) (detectors.Detecto
 	return det, got
 }
 
-// The warning Flush raises at the end of the input is raised by Advance
+// The warning End raises at the end of the input is raised by Advance
 // once the deadline passed, so a run that never ends raises it too.
 func TestWarningAtDeadline(t *testing.T) {
 	f := newFixture(t)

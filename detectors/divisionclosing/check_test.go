@@ -77,7 +77,7 @@ func runSteps(t *testing.T, steps []step, batch, visitAll bool) []detectors.Find
 		d.Observe(&s, emit)
 		end = s.Time
 	}
-	d.Flush(end, emit)
+	d.End(end, emit)
 	return out
 }
 

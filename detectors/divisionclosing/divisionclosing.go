@@ -309,7 +309,7 @@ func (d *detector) forget(now time.Time) {
 	d.scm.DeleteFunc(func(_ string, v *scmView) bool { return now.Sub(v.last.Time) > horizon })
 }
 
-func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+func (d *detector) End(end time.Time, emit detectors.Emit) {
 	if end.Before(d.now) {
 		end = d.now
 	}

@@ -1302,10 +1302,10 @@ func (d *detector) Quiet(now time.Time) time.Time {
 	return d.heldDeadline(q)
 }
 
-// Flush reports the open findings as they stand at the end of the input.
+// End reports the open findings as they stand at the end of the input.
 // An instance whose deadline the input did not reach is no match: its
 // finding (if one was emitted) says so in Facts["outcome"].
-func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+func (d *detector) End(end time.Time, emit detectors.Emit) {
 	d.rename(emit)
 	for _, in := range d.Open {
 		if in.Closed {

@@ -22,7 +22,7 @@ func (r recorder) Observe(s *catalogue.Signal, _ detectors.Emit) {
 }
 func (recorder) Advance(time.Time, detectors.Emit) {}
 func (recorder) Quiet(now time.Time) time.Time     { return now.Add(detectors.NoDeadline) }
-func (recorder) Flush(time.Time, detectors.Emit)   {}
+func (recorder) End(time.Time, detectors.Emit)     {}
 func (recorder) StateStats() []detectors.StateStat { return nil }
 
 func recording(seen *[]*catalogue.Signal, kinds ...catalogue.Kind) detectors.Registration {
