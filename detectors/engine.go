@@ -307,12 +307,12 @@ func (e *Engine) Advance(t time.Time) {
 	}
 }
 
-// End ends the input at end: detectors report what is still open.
+// End ends the input at end: the detectors are advanced to end (every
+// deadline up to it passes in Advance, as in a run that goes on), then
+// report what is still open.
 func (e *Engine) End(end time.Time) {
 	e.AdvanceTicks(end)
-	if end.After(e.now) {
-		e.now = end
-	}
+	e.Advance(end)
 	for i := range e.running {
 		e.running[i].det.End(end, e.running[i].emit)
 	}
