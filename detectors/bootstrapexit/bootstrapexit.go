@@ -660,16 +660,20 @@ func (d *detector) resolve(a *attempt, s *catalogue.Signal, why string, emit det
 }
 
 // Advance makes the decisions whose deadline passed: an exit whose ring
-// side has not shown by decideAfter is reported as a warning (the decision
-// End makes at the end of the input), and a warning whose ring later
-// shows without the node resolves. Closed attempts, and leader-side and
-// ring-wide lines, older than the horizon are forgotten.
+// side has not shown by decideAfter is reported as a warning, and a
+// warning whose ring later shows without the node resolves. An open exit
+// is judged again first: what the run learned since its lines came (the
+// OM's node ID, from another component's lines) may show that the ring
+// lists the node. Closed attempts, and leader-side and ring-wide lines,
+// older than the horizon are forgotten.
 func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	for _, a := range d.attempts.All() {
 		if a.closed || a.emitted {
 			continue
 		}
+		d.evaluate(a, emit)
 		switch {
+		case a.closed || a.emitted:
 		case !a.warned && now.After(a.failed.Time.Add(d.decideAfter())):
 			d.warn(a, now, emit)
 		case a.warned && d.ringShown(a):
@@ -690,6 +694,8 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 // Quiet implements detectors.Detector: an open attempt is warned about at its
 // deadline unless the ring's side is shown or the failure is benign (which
 // only a signal changes), and a warning resolves as soon as it is shown.
+// Judging an open attempt again finds something new only after a signal
+// or a change of the identities, at which the engine advances anyway.
 func (d *detector) Quiet(time.Time) time.Time {
 	q := d.sweep.Quiet()
 	for _, a := range d.attempts.All() {
@@ -743,20 +749,17 @@ func (r *ringNode) before(t time.Time) bool {
 	return true
 }
 
+// End reports the open attempts as they stand at the end of the input
+// (Advance, called at the end first, judged them): a critical finding runs
+// to the end, and an exit whose ring side the input does not show is
+// reported as a warning, as Advance reports it at decideAfter: the input
+// ends before that deadline and nothing in it explains the exit.
 func (d *detector) End(end time.Time, emit detectors.Emit) {
 	for _, a := range d.attempts.All() {
-		if a.closed {
-			continue
-		}
-		d.evaluate(a, emit)
-		if a.closed {
-			continue
-		}
 		switch {
+		case a.closed:
 		case a.emitted:
 			emit(d.finding(a, detectors.Critical, end))
-		case a.warned && d.ringShown(a):
-			d.unwarn(a, end, emit)
 		default:
 			d.warn(a, end, emit)
 		}

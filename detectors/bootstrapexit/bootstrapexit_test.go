@@ -752,3 +752,24 @@ func TestOptionNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// The ring's side is judged again when the run learns, from another
+// component's lines, which node ID the exited OM had: Advance reports it,
+// not only the end of the input.
+func TestNodeLearnedLaterIsJudgedInAdvance(t *testing.T) {
+	f := newFixture(t)
+	f.log(0, "om4", starterLogger, startup("--bootstrap"))
+	f.log(61*time.Second, "om4", omLogger, "Failed to Bootstrap OM.")
+	f.log(62*time.Second, "om4", starterLogger, shutdown)
+	f.log(70*time.Second, "om1", ratisLogger, "add OM omNode-4 in Ratis group "+group+".") // L15
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	det, got := f.stream(env, t0.Add(70*time.Second))
+	if len(got) != 0 {
+		t.Fatalf("judged before the node was known: %v", got)
+	}
+	env.Identity.AddOM("omNode-4", "om4.example.com")
+	det.Advance(t0.Add(71*time.Second), func(x detectors.Finding) { got = append(got, x) })
+	if len(got) != 1 || got[0].Severity != detectors.Critical || got[0].State != detectors.Firing || got[0].Facts["om_node"] != "omNode-4" {
+		t.Fatalf("want one critical finding once the node is known, got %v", got)
+	}
+}
