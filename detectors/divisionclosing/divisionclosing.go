@@ -309,12 +309,16 @@ func (d *detector) forget(now time.Time) {
 	d.scm.DeleteFunc(func(_ string, v *scmView) bool { return now.Sub(v.last.Time) > horizon })
 }
 
+// End reports the open divisions as they stand at the end of the input
+// (Advance, called at the end first, confirmed those due): a stuck one
+// firing, and a suspected one, not confirmed by then, withdrawn: the input
+// does not show it stuck, and a pending finding never reaches a report.
 func (d *detector) End(end time.Time, emit detectors.Emit) {
 	if end.Before(d.now) {
 		end = d.now
 	}
 	for _, v := range d.divisions.Values() {
-		if v.emitted || d.confirmed(v, end) {
+		if v.emitted {
 			d.emit(v, end, detectors.Firing, "", emit)
 		} else {
 			d.unpend(v, end, "the input ends before the division was confirmed stuck")

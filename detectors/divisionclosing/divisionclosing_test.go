@@ -260,6 +260,7 @@ func TestEarlyEmissionEscalatesUnderSameKey(t *testing.T) {
 		d.Advance(s.Time, emit)
 		d.Observe(&s, emit)
 	}
+	d.Advance(t0.Add(30*time.Minute), emit)
 	d.End(t0.Add(30*time.Minute), emit)
 	if len(got) < 3 {
 		t.Fatalf("want an early warning, an escalation and a final report, got %d", len(got))
@@ -473,6 +474,7 @@ func TestStaleDropDoesNotDependOnTicks(t *testing.T) {
 			d.Advance(t0.Add(15*time.Minute+30*time.Second), emit)
 		}
 		d.Observe(&sigs[1], emit)
+		d.Advance(t0.Add(2*time.Hour), emit)
 		d.End(t0.Add(2*time.Hour), emit)
 		if fs := final(got); len(fs) != 0 {
 			t.Errorf("tick %v: %v", tick, fs)
