@@ -110,6 +110,7 @@ type detector struct {
 	recent   *detectors.Ring[catalogue.Signal]     // applied configurations, role changes, setConfiguration requests
 	attempts *detectors.Bounded[int, *attempt]     // by ID, oldest first
 	lastID   int
+	reported int // attempts reported so far: the number in a finding's key
 	sweep    detectors.Sweep
 }
 
@@ -894,8 +895,11 @@ func (d *detector) finding(a *attempt, sev detectors.Severity, end time.Time) de
 	from := a.runStart.Add(-d.tol)
 	if a.key == "" {
 		// Fixed at the first emission: a node ID learned later does not
-		// make the finding a new one.
-		a.key = nodeName + "@" + a.host + "/" + a.failed.Time.UTC().Format(time.RFC3339)
+		// make the finding a new one. The OM and its host name the
+		// incident, the number tells one failed bootstrap of theirs from
+		// another.
+		d.reported++
+		a.key = nodeName + "@" + a.host + "#" + strconv.Itoa(d.reported)
 	}
 
 	f := detectors.Finding{

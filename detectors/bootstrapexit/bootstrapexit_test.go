@@ -212,7 +212,7 @@ func TestLostLeadershipReplyIsCritical(t *testing.T) {
 	if got.Severity != detectors.Critical || got.Confidence != detectors.High || got.State != detectors.Firing {
 		t.Errorf("severity/confidence/state: %v %v %v", got.Severity, got.Confidence, got.State)
 	}
-	if got.Key != "omNode-4@om4/2026-08-23T10:01:01Z" || !got.Start.Equal(t0.Add(61*time.Second)) {
+	if got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(61*time.Second)) {
 		t.Errorf("key/start: %q %v", got.Key, got.Start)
 	}
 	want := map[string]string{
@@ -382,8 +382,8 @@ func TestRemoteAlreadyListsOnRerun(t *testing.T) {
 	if got.Severity != detectors.Critical || got.Confidence != detectors.Medium || got.State != detectors.Firing {
 		t.Errorf("got %v %v %v", got.Severity, got.Confidence, got.State)
 	}
-	if got.Key != "omNode-4@om4/2026-08-23T10:01:01Z" {
-		t.Errorf("key: %q (the first failure left the node in the ring)", got.Key)
+	if got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(61*time.Second)) {
+		t.Errorf("key/start: %q %v (the first failure left the node in the ring)", got.Key, got.Start)
 	}
 	if got.Facts["bootstrap_reruns"] != "1" || !strings.Contains(got.Summary, "already in omNode-1's peers") {
 		t.Errorf("facts/summary: %v / %s", got.Facts, got.Summary)
@@ -398,8 +398,8 @@ func TestRemoteAlreadyListsInTheOnlyRun(t *testing.T) {
 	f.log(5*time.Second, "om4", omLogger, "Remote OM omNode-1 already contains bootstrapping OM(omNode-4) as part of its Raft group peers.") // N4
 	f.exit(9 * time.Second)
 	got := one(t, f.run(nil))
-	if got.Severity != detectors.Critical || got.Key != "omNode-4@om4/2026-08-23T10:00:09Z" || got.Facts["ring"] != "lists omNode-4" {
-		t.Errorf("got %v %q %q", got.Severity, got.Key, got.Facts["ring"])
+	if got.Severity != detectors.Critical || got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(9*time.Second)) || got.Facts["ring"] != "lists omNode-4" {
+		t.Errorf("got %v %q %v %q", got.Severity, got.Key, got.Start, got.Facts["ring"])
 	}
 }
 
@@ -476,8 +476,8 @@ func TestBenignFailureThenFailedRetryIsJudgedOnItsOwn(t *testing.T) {
 	if got.Severity != detectors.Critical || got.Confidence != detectors.High || got.State != detectors.Firing {
 		t.Errorf("severity/confidence/state: %v %v %v", got.Severity, got.Confidence, got.State)
 	}
-	if got.Key != "omNode-4@om4/2026-08-23T10:11:01Z" {
-		t.Errorf("key: %q", got.Key)
+	if got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(11*time.Minute+time.Second)) {
+		t.Errorf("key/start: %q %v", got.Key, got.Start)
 	}
 	if got.Facts["failure"] != "the leader's SetConfiguration reply failed with NotLeaderException" ||
 		got.Facts["error_message"] != "Failed to add OM omNode-4 in Ratis ring." || got.Facts["bootstrap_reruns"] != "" {
@@ -508,8 +508,8 @@ func TestBenignFailureThenFailedRetryIsJudgedOnItsOwn(t *testing.T) {
 	f.exit(11 * time.Minute)
 	f.out("Failed to add OM omNode-4 in Ratis ring.")
 	got = one(t, f.run(nil))
-	if got.Severity != detectors.Warning || got.Key != "omNode-4@om4/2026-08-23T10:11:00Z" {
-		t.Errorf("ring not shown: %v %q", got.Severity, got.Key)
+	if got.Severity != detectors.Warning || got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(11*time.Minute)) {
+		t.Errorf("ring not shown: %v %q %v", got.Severity, got.Key, got.Start)
 	}
 }
 
@@ -524,8 +524,8 @@ func TestRetryListedBeforeItStartedKeepsTheFirstFailure(t *testing.T) {
 	f.bootstrapStartAt(10*time.Minute, true)
 	f.exit(10*time.Minute + 40*time.Second)
 	got := one(t, f.run(nil))
-	if got.Key != "omNode-4@om4/2026-08-23T10:01:01Z" || got.Severity != detectors.Critical || got.Facts["bootstrap_reruns"] != "1" {
-		t.Errorf("key/severity/reruns: %q %v %q", got.Key, got.Severity, got.Facts["bootstrap_reruns"])
+	if got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(61*time.Second)) || got.Severity != detectors.Critical || got.Facts["bootstrap_reruns"] != "1" {
+		t.Errorf("key/start/severity/reruns: %q %v %v %q", got.Key, got.Start, got.Severity, got.Facts["bootstrap_reruns"])
 	}
 	if n := strings.Count(evidenceText(got), "Submitting SetConfiguration"); n != 1 {
 		t.Errorf("want the first run's add request only, got %d", n)

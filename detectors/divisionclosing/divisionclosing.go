@@ -75,9 +75,13 @@ type detector struct {
 	// signal.
 	idleUntil time.Time `state:"-"`
 	touched   *division `state:"-"`
+	// reported counts the divisions reported so far: the number in a
+	// finding's key.
+	reported int
 	// withdrawals are pending findings of divisions dropped before they
 	// were confirmed, emitted withdrawn at the next check (and, in a batch
-	// run, the last update of a division forgotten while reported).
+	// run, the last update of a division forgotten while reported; and a
+	// pending finding whose start an earlier line moved).
 	withdrawals []detectors.Finding
 
 	// Each map drops its oldest entry (by first insertion) when full.
@@ -123,6 +127,7 @@ type division struct {
 	closesBase                               float64 // csmFails when the division opened
 	closeMetric                              bool    // a csmFails sample shows its closeServer()
 
+	key       string    // the finding's, fixed at its first report
 	emitted   bool      // reported as stuck (firing, later maybe resolved)
 	emittedAt time.Time // when last reported
 	pending   bool      // reported pending: suspected, not confirmed yet
@@ -799,10 +804,12 @@ func (d *detector) open(host, group string, start time.Time) *division {
 	k := hk + "/" + group
 	if v, ok := d.divisions.Get(k); ok {
 		if start.Before(v.start) && !v.emitted {
-			// The finding's key names its start: a pending one is
-			// withdrawn and reported again under the new key.
-			d.unpend(v, v.last, "an earlier line moved its start")
+			// An earlier line moved its start: a pending finding is
+			// reported again with it.
 			v.start = start
+			if v.pending {
+				d.withdrawals = append(d.withdrawals, d.pendingFinding(v, v.last))
+			}
 		}
 		return v
 	}
@@ -878,8 +885,14 @@ func (d *detector) finding(v *division, end time.Time, state detectors.State, re
 	}
 	ids := detectors.SortedKeys(containers)
 
+	if v.key == "" {
+		// The datanode and the group name the incident, the number tells
+		// one stuck division of theirs from another.
+		d.reported++
+		v.key = v.hostKey + "/" + v.group + "#" + strconv.Itoa(d.reported)
+	}
 	f := detectors.Finding{
-		Key:      v.hostKey + "/" + v.group + "@" + v.start.UTC().Format(time.RFC3339),
+		Key:      v.key,
 		Severity: v.severity,
 		Entities: detectors.Entities{Hosts: hosts, Datanodes: []catalogue.Datanode{dn},
 			Containers: ids, RaftGroups: []string{v.group}},

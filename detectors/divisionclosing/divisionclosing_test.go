@@ -844,7 +844,7 @@ func TestBatchLeavesOutUpdates(t *testing.T) {
 			}
 			eng.Finish(end)
 		}
-		stuck := dnHost + "/" + group + "@" + t0.Format(time.RFC3339)
+		stuck := dnHost + "/" + group + "#1"
 		b, ok := last[1][stuck]
 		if !ok || b.Facts["failed_close_attempts"] != strconv.Itoa(stuckFailures) || b.State != detectors.Firing {
 			t.Fatalf("end %s: batch run's last report of the stuck division: %v %v", end, b.State, b.Facts)
