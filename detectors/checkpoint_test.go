@@ -19,8 +19,10 @@ func (d *seenV1) Observe(s *catalogue.Signal, emit Emit) {
 	d.seen[s.Peer]++
 	emit(Finding{Key: s.Peer, Severity: Warning, Start: s.Time})
 }
-func (d *seenV1) Advance(time.Time, Emit) {}
-func (d *seenV1) Flush(time.Time, Emit)   {}
+func (d *seenV1) Advance(time.Time, Emit)       {}
+func (d *seenV1) Quiet(now time.Time) time.Time { return now.Add(NoDeadline) }
+func (d *seenV1) End(time.Time, Emit)           {}
+func (d *seenV1) StateStats() []StateStat       { return nil }
 
 type seenV2 struct {
 	seenV1

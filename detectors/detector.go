@@ -59,23 +59,30 @@ type Detector interface {
 	// run that never ends (a daemon) makes it too; Advance also forgets
 	// state older than the Doc's Horizon.
 	Advance(now time.Time, emit Emit)
-	// Flush ends the input at end: report what is still open as firing,
-	// and make the decisions whose deadline the input did not reach.
-	Flush(end time.Time, emit Emit)
-}
-
-// Sleeper is implemented by a detector that can tell when its Advance next
-// has something to do. Between signals the engine calls Advance only at the
-// ticks after every detector's Quiet (and at the first tick after the
-// cluster's settings or identities changed), so that days of event time
-// are not walked one idle second at a time. Advance at a signal's time is
-// unaffected.
-type Sleeper interface {
+	// Quiet tells when Advance next has something to do. The engine
+	// calls a detector's Advance only once its Quiet has passed, or after
+	// it observed a signal, or when the cluster's settings or identities
+	// changed; between signals it skips the ticks at which every detector
+	// is quiet, so that days of event time are not walked one idle second
+	// at a time.
+	//
 	// Quiet returns a time through which Advance, with no signal in
 	// between, would neither emit nor change state that a later call reads
-	// (sweeps on a schedule count). now is the time of the last Advance;
-	// a time before it means the next tick.
+	// (sweeps on a schedule count). now is the time of the last Advance; a
+	// time before it means the next tick: a detector that cannot tell
+	// returns one (the zero time), and is advanced at every tick.
 	Quiet(now time.Time) time.Time
+	// End ends the input at end: no signal follows. The engine calls it
+	// once, after advancing the detector to end (unless Quiet says Advance
+	// would do nothing then), so every decision whose deadline end reached
+	// was made in Advance. End reports what is still open as it stands at
+	// end, firing as a rule ("ongoing at the end of the input"), and
+	// judges only what the end of the input itself settles (the second
+	// half of a pair can no longer come).
+	End(end time.Time, emit Emit)
+	// StateStats reports the bounded parts of the detector's retained
+	// state, in a deterministic order (none for a stateless detector).
+	StateStats() []StateStat
 }
 
 // NoDeadline is a duration past any deadline: now.Add(NoDeadline) stands
@@ -156,12 +163,6 @@ type StateStat struct {
 	Name           string
 	Entries, Limit int
 	Evicted        int64
-}
-
-// StateReporter is implemented by detectors that report their retained
-// state, in a deterministic order.
-type StateReporter interface {
-	StateStats() []StateStat
 }
 
 // Registration is a detector package's one exported value.

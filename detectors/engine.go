@@ -55,14 +55,14 @@ type EngineOptions struct {
 	// Tick is the grid of event time on which detectors' deadlines pass
 	// between signals; 0 means DefaultTick. Detectors see Advance at every
 	// signal's time and at the ticks at which one has something to do (see
-	// Sleeper), whatever the mode, so a bundle and a live run make the same
+	// Detector.Quiet), whatever the mode, so a bundle and a live run make the same
 	// decisions at the same moments.
 	Tick time.Duration
 	// EveryTick calls every detector's Advance at every tick and every
-	// signal's time even when it is quiet (see Sleeper), which must not
+	// signal's time even when it is quiet (see Detector.Quiet), which must not
 	// change a finding: for tests.
 	EveryTick bool
-	// Collect keeps every finding of the run for Flush to return (a
+	// Collect keeps every finding of the run for Finish to return (a
 	// Collector subscribed by the engine itself); a run of unbounded
 	// length subscribes the sinks it needs instead.
 	Collect bool
@@ -97,13 +97,11 @@ type running struct {
 	det   Detector
 	emit  Emit         // made once: detectors are called per signal and tick
 	steps *remediation // likewise: findings are finalized one by one
-	// sleeper is det as a Sleeper, nil when it is none. Unless awake,
-	// quiet is its Quiet as its last Observe or Advance left it, and pos
-	// its place in the schedule's heap (see schedule).
-	sleeper Sleeper
-	quiet   time.Time
-	awake   bool
-	pos     int
+	// Unless awake, quiet is det's Quiet as its last Observe or Advance
+	// left it, and pos its place in the schedule's heap (see schedule).
+	quiet time.Time
+	awake bool
+	pos   int
 }
 
 // alert is the engine's record of one finding's life.
@@ -138,7 +136,7 @@ func (t Transition) Update() bool {
 const Inactive State = "inactive"
 
 // NewEngine builds the detectors of regs with env, collecting the run's
-// findings for Flush.
+// findings for Finish.
 func NewEngine(regs []Registration, env *Env) (*Engine, error) {
 	return NewEngineWith(regs, env, EngineOptions{Collect: true})
 }
@@ -165,8 +163,7 @@ func NewEngineWith(regs []Registration, env *Env, opt EngineOptions) (*Engine, e
 			return nil, fmt.Errorf("detector %s: %w", r.Doc.Name, err)
 		}
 		i := len(e.running)
-		sl, _ := d.(Sleeper)
-		e.running = append(e.running, running{doc: r.Doc, det: d, emit: e.emitter(r.Doc), steps: r.Doc.remediation(), sleeper: sl})
+		e.running = append(e.running, running{doc: r.Doc, det: d, emit: e.emitter(r.Doc), steps: r.Doc.remediation()})
 		for _, k := range r.Doc.Kinds {
 			e.byKind[k] = append(e.byKind[k], i)
 		}
@@ -253,7 +250,8 @@ func (e *Engine) AdvanceTicks(t time.Time) {
 }
 
 // quiet returns a time through which Advance would change nothing while no
-// signal comes (see Sleeper); a time before the clock when it cannot tell.
+// signal comes (see Detector.Quiet); a time before the clock when it cannot
+// tell.
 func (e *Engine) quiet() time.Time {
 	if e.opt.EveryTick || e.gens != e.env.generations() {
 		return time.Time{}
@@ -272,7 +270,7 @@ func (e *Engine) quiet() time.Time {
 // Advance moves the engine's clock to t: detectors make the decisions whose
 // deadlines passed, and resolved alerts past the retention are forgotten.
 // A detector that saw no signal since its last Advance and is quiet
-// through t (see Sleeper) is passed over.
+// through t (see Detector.Quiet) is passed over.
 func (e *Engine) Advance(t time.Time) {
 	if !t.After(e.now) {
 		return
@@ -309,21 +307,21 @@ func (e *Engine) Advance(t time.Time) {
 	}
 }
 
-// End ends the input at end: detectors report what is still open.
+// End ends the input at end: the detectors are advanced to end (every
+// deadline up to it passes in Advance, as in a run that goes on), then
+// report what is still open.
 func (e *Engine) End(end time.Time) {
 	e.AdvanceTicks(end)
-	if end.After(e.now) {
-		e.now = end
-	}
+	e.Advance(end)
 	for i := range e.running {
-		e.running[i].det.Flush(end, e.running[i].emit)
+		e.running[i].det.End(end, e.running[i].emit)
 	}
 }
 
-// Flush ends the input at end (End) and returns the run's findings when
+// Finish ends the input at end (End) and returns the run's findings when
 // the engine collects them (Collect), else the alerts it still remembers
 // that fired or resolved; finalized, sorted.
-func (e *Engine) Flush(end time.Time) []Finding {
+func (e *Engine) Finish(end time.Time) []Finding {
 	e.End(end)
 	if e.all != nil {
 		return e.all.Findings(e.Finalize, nil).Slice()
@@ -355,13 +353,13 @@ type DetectorState struct {
 }
 
 // State returns the size of the engine's retained state: its alerts, then
-// every detector that reports its own.
+// that of every detector that reports some.
 func (e *Engine) State() []DetectorState {
 	out := []DetectorState{{Detector: "engine", Stats: []StateStat{{Name: "alerts", Entries: len(e.alerts),
 		Limit: e.opt.MaxAlerts, Evicted: e.stats.Evicted}}}}
 	for _, r := range e.running {
-		if sr, ok := r.det.(StateReporter); ok {
-			out = append(out, DetectorState{Detector: r.doc.Name, Stats: sr.StateStats()})
+		if st := r.det.StateStats(); len(st) > 0 {
+			out = append(out, DetectorState{Detector: r.doc.Name, Stats: st})
 		}
 	}
 	return out

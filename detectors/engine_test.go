@@ -40,7 +40,12 @@ func (c *counter) Advance(now time.Time, emit Emit) {
 	}
 }
 
-func (c *counter) Flush(time.Time, Emit) {}
+// Quiet cannot tell: the counter is advanced at every tick.
+func (c *counter) Quiet(time.Time) time.Time { return time.Time{} }
+
+func (c *counter) End(time.Time, Emit) {}
+
+func (c *counter) StateStats() []StateStat { return nil }
 
 func TestEngineDispatchesByKindAndReplacesByKey(t *testing.T) {
 	c := &counter{seen: map[string]int{}, last: map[string]time.Time{}}
@@ -63,7 +68,7 @@ func TestEngineDispatchesByKindAndReplacesByKey(t *testing.T) {
 	}
 	e.Observe(&catalogue.Signal{Kind: "other", Peer: "b", Time: t0.Add(5 * time.Second)})
 	e.Observe(&catalogue.Signal{Kind: "k", Peer: "c", Host: "h2", Time: t0.Add(10 * time.Minute)})
-	e.Flush(t0.Add(time.Hour))
+	e.Finish(t0.Add(time.Hour))
 	fs := col.Findings(e.Finalize, nil).Slice()
 	if len(fs) != 2 {
 		t.Fatalf("want 2 findings (a, c), got %v", fs)
@@ -78,7 +83,7 @@ func TestEngineDispatchesByKindAndReplacesByKey(t *testing.T) {
 	if c.seen["b"] != 0 {
 		t.Error("signal of an unwanted kind was dispatched")
 	}
-	// Flush moves the clock through the ticks to the end: c's deadline
+	// Finish moves the clock through the ticks to the end: c's deadline
 	// passes there, as it would in a live run.
 	if fs[1].Key != "c" || fs[1].State != Resolved {
 		t.Errorf("finding c: %+v", fs[1])
@@ -155,8 +160,10 @@ func (p *pendingToy) Observe(s *catalogue.Signal, emit Emit) {
 		emit(Finding{Key: s.Peer, State: Firing, Severity: Warning, Start: s.Time})
 	}
 }
-func (p *pendingToy) Advance(time.Time, Emit) {}
-func (p *pendingToy) Flush(time.Time, Emit)   {}
+func (p *pendingToy) Advance(time.Time, Emit)       {}
+func (p *pendingToy) Quiet(now time.Time) time.Time { return now.Add(NoDeadline) }
+func (p *pendingToy) End(time.Time, Emit)           {}
+func (p *pendingToy) StateStats() []StateStat       { return nil }
 
 // An engine that keeps only its alerts' state hands its subscribers the
 // same transitions, whole, as one that keeps their findings; its Alerts
@@ -302,7 +309,9 @@ func (s *sleeper) Advance(now time.Time, emit Emit) {
 	s.deadlines = s.deadlines[1:]
 }
 
-func (s *sleeper) Flush(time.Time, Emit) {}
+func (s *sleeper) End(time.Time, Emit) {}
+
+func (s *sleeper) StateStats() []StateStat { return nil }
 
 func (s *sleeper) Quiet(now time.Time) time.Time {
 	if len(s.deadlines) == 0 {

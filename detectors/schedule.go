@@ -8,26 +8,22 @@ import (
 
 // schedule tells the engine which detectors an Advance must call, so that
 // a signal costs the detectors it touches rather than all of them: the
-// Sleepers whose Quiet is known wait in a heap, earliest end of quiet
+// detectors whose Quiet is known wait in a heap, earliest end of quiet
 // first; those observed or advanced since they were asked (awake) are asked
-// again at the next Advance; detectors that are no Sleeper are always due.
+// again at the next Advance. A detector whose Quiet is before the clock is
+// due at every Advance.
 type schedule struct {
-	rs       []running // the engine's, indexed alike
-	awake    []int
-	restless []int
-	rested   []int // a heap by rs[i].quiet; rs[i].pos is i's place in it
-	due      []int // scratch of due
+	rs     []running // the engine's, indexed alike
+	awake  []int
+	rested []int // a heap by rs[i].quiet; rs[i].pos is i's place in it
+	due    []int // scratch of due
 }
 
 func newSchedule(rs []running) *schedule {
 	s := &schedule{rs: rs}
 	for i := range rs {
-		if rs[i].sleeper == nil {
-			s.restless = append(s.restless, i)
-		} else {
-			rs[i].pos = -1
-			s.wake(i)
-		}
+		rs[i].pos = -1
+		s.wake(i)
 	}
 	return s
 }
@@ -35,7 +31,7 @@ func newSchedule(rs []running) *schedule {
 // wake forgets what detector i's Quiet said: it was observed or advanced.
 func (s *schedule) wake(i int) {
 	r := &s.rs[i]
-	if r.sleeper == nil || r.awake {
+	if r.awake {
 		return
 	}
 	if r.pos >= 0 {
@@ -56,18 +52,15 @@ func (s *schedule) wakeAll() {
 func (s *schedule) settle(now time.Time) {
 	for _, i := range s.awake {
 		r := &s.rs[i]
-		r.quiet, r.awake = r.sleeper.Quiet(now), false
+		r.quiet, r.awake = r.det.Quiet(now), false
 		heap.Push((*byQuiet)(s), i)
 	}
 	s.awake = s.awake[:0]
 }
 
 // quiet returns the earlier of q and the end of quiet of the detectors as
-// of now; zero when some detector cannot tell (it is no Sleeper).
+// of now; a time before now when some detector cannot tell.
 func (s *schedule) quiet(now, q time.Time) time.Time {
-	if len(s.restless) > 0 {
-		return time.Time{}
-	}
 	s.settle(now)
 	if len(s.rested) > 0 {
 		q = Earliest(q, s.rs[s.rested[0]].quiet)
@@ -90,7 +83,6 @@ func (s *schedule) dueAt(prev, t time.Time, all bool) []int {
 	for len(s.rested) > 0 && t.After(s.rs[s.rested[0]].quiet) {
 		s.due = append(s.due, heap.Pop((*byQuiet)(s)).(int))
 	}
-	s.due = append(s.due, s.restless...)
 	slices.Sort(s.due)
 	return s.due
 }

@@ -72,7 +72,7 @@ func run16809(t *testing.T, options map[string]string, sigs ...catalogue.Signal)
 			}
 		}
 		runs[i] = map[string]detectors.Finding{}
-		for _, f := range e.Flush(end.Add(time.Hour)) {
+		for _, f := range e.Finish(end.Add(time.Hour)) {
 			runs[i][f.Key] = f
 			for _, r := range f.Remediation {
 				if strings.Contains(r, "remediation step") || strings.Contains(r, "<no value>") {
@@ -521,7 +521,7 @@ func Test16809HorizonAndStateStats(t *testing.T) {
 		det.Observe(&s, emit)
 	}
 	stat := func(name string) detectors.StateStat {
-		for _, st := range det.(detectors.StateReporter).StateStats() {
+		for _, st := range det.StateStats() {
 			if st.Name == name {
 				return st
 			}

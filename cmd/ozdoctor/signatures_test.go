@@ -29,7 +29,7 @@ const volumeCase = `a failed volume
 
 func TestTestCommandReportsEachCaseAndTheClosingLine(t *testing.T) {
 	dir, cases := writeUserSignature(t, "my-volume-failed")
-	good := volumeCase + "my-volume-failed firing warning medium key=dn1.example.com/20261206T031244Z hosts=dn1.example.com\n"
+	good := volumeCase + "my-volume-failed firing warning medium key=dn1.example.com#1 hosts=dn1.example.com\n"
 	os.WriteFile(filepath.Join(cases, "positive.txtar"), []byte(good), 0o644)
 	os.WriteFile(filepath.Join(cases, "wrong.txtar"), []byte(volumeCase), 0o644) // expects nothing
 	code, out, _ := runCLI(t, "test", dir)
@@ -42,7 +42,7 @@ func TestTestCommandReportsEachCaseAndTheClosingLine(t *testing.T) {
 		t.Fatalf("test --update: exit %d\n%s", code, out)
 	}
 	b, _ := os.ReadFile(filepath.Join(cases, "wrong.txtar"))
-	if !strings.Contains(string(b), "my-volume-failed firing warning medium key=dn1.example.com/20261206T031244Z") {
+	if !strings.Contains(string(b), "my-volume-failed firing warning medium key=dn1.example.com#1") {
 		t.Errorf("--update wrote:\n%s", b)
 	}
 	if code, out, _ := runCLI(t, "test", dir); code != 0 || !strings.HasSuffix(out, "2 passed, 0 failed\n") {
@@ -52,7 +52,7 @@ func TestTestCommandReportsEachCaseAndTheClosingLine(t *testing.T) {
 
 func TestCheckSignaturesNamesThePlace(t *testing.T) {
 	dir, cases := writeUserSignature(t, "my-volume-failed")
-	os.WriteFile(filepath.Join(cases, "positive.txtar"), []byte(volumeCase+"my-volume-failed firing warning medium key=dn1.example.com/20261206T031244Z hosts=dn1.example.com\n"), 0o644)
+	os.WriteFile(filepath.Join(cases, "positive.txtar"), []byte(volumeCase+"my-volume-failed firing warning medium key=dn1.example.com#1 hosts=dn1.example.com\n"), 0o644)
 	if code, out, _ := runCLI(t, "check", "signatures", dir); code != 0 || !strings.Contains(out, "SUCCESS: 1 signature(s) found") {
 		t.Fatalf("check: exit %d\n%s", code, out)
 	}
@@ -76,7 +76,7 @@ func TestStableSignatureNeedsBothKindsOfCase(t *testing.T) {
 	file := filepath.Join(dir, "my-volume-failed.yaml")
 	b, _ := os.ReadFile(file)
 	os.WriteFile(file, []byte(strings.Replace(string(b), "title:", "status: stable\ntitle:", 1)), 0o644)
-	os.WriteFile(filepath.Join(cases, "positive.txtar"), []byte(volumeCase+"my-volume-failed firing warning medium key=dn1.example.com/20261206T031244Z hosts=dn1.example.com\n"), 0o644)
+	os.WriteFile(filepath.Join(cases, "positive.txtar"), []byte(volumeCase+"my-volume-failed firing warning medium key=dn1.example.com#1 hosts=dn1.example.com\n"), 0o644)
 	code, _, stderr := runCLI(t, "check", "signatures", dir)
 	if code != exitUsage || !strings.Contains(stderr, "status stable needs at least one positive and one quiet test case; found 1 positive and 0 quiet") {
 		t.Fatalf("exit %d\n%s", code, stderr)

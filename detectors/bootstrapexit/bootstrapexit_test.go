@@ -100,7 +100,7 @@ func (f *fixture) run(opts map[string]string) []detectors.Finding {
 			end = s.Time
 		}
 	}
-	return e.Flush(end.Add(time.Minute))
+	return e.Finish(end.Add(time.Minute))
 }
 
 // Rendered templates (signatures-dn-om.md), with om4 bootstrapping into
@@ -212,7 +212,7 @@ func TestLostLeadershipReplyIsCritical(t *testing.T) {
 	if got.Severity != detectors.Critical || got.Confidence != detectors.High || got.State != detectors.Firing {
 		t.Errorf("severity/confidence/state: %v %v %v", got.Severity, got.Confidence, got.State)
 	}
-	if got.Key != "omNode-4@om4/2026-08-23T10:01:01Z" || !got.Start.Equal(t0.Add(61*time.Second)) {
+	if got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(61*time.Second)) {
 		t.Errorf("key/start: %q %v", got.Key, got.Start)
 	}
 	want := map[string]string{
@@ -382,8 +382,8 @@ func TestRemoteAlreadyListsOnRerun(t *testing.T) {
 	if got.Severity != detectors.Critical || got.Confidence != detectors.Medium || got.State != detectors.Firing {
 		t.Errorf("got %v %v %v", got.Severity, got.Confidence, got.State)
 	}
-	if got.Key != "omNode-4@om4/2026-08-23T10:01:01Z" {
-		t.Errorf("key: %q (the first failure left the node in the ring)", got.Key)
+	if got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(61*time.Second)) {
+		t.Errorf("key/start: %q %v (the first failure left the node in the ring)", got.Key, got.Start)
 	}
 	if got.Facts["bootstrap_reruns"] != "1" || !strings.Contains(got.Summary, "already in omNode-1's peers") {
 		t.Errorf("facts/summary: %v / %s", got.Facts, got.Summary)
@@ -398,8 +398,8 @@ func TestRemoteAlreadyListsInTheOnlyRun(t *testing.T) {
 	f.log(5*time.Second, "om4", omLogger, "Remote OM omNode-1 already contains bootstrapping OM(omNode-4) as part of its Raft group peers.") // N4
 	f.exit(9 * time.Second)
 	got := one(t, f.run(nil))
-	if got.Severity != detectors.Critical || got.Key != "omNode-4@om4/2026-08-23T10:00:09Z" || got.Facts["ring"] != "lists omNode-4" {
-		t.Errorf("got %v %q %q", got.Severity, got.Key, got.Facts["ring"])
+	if got.Severity != detectors.Critical || got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(9*time.Second)) || got.Facts["ring"] != "lists omNode-4" {
+		t.Errorf("got %v %q %v %q", got.Severity, got.Key, got.Start, got.Facts["ring"])
 	}
 }
 
@@ -476,8 +476,8 @@ func TestBenignFailureThenFailedRetryIsJudgedOnItsOwn(t *testing.T) {
 	if got.Severity != detectors.Critical || got.Confidence != detectors.High || got.State != detectors.Firing {
 		t.Errorf("severity/confidence/state: %v %v %v", got.Severity, got.Confidence, got.State)
 	}
-	if got.Key != "omNode-4@om4/2026-08-23T10:11:01Z" {
-		t.Errorf("key: %q", got.Key)
+	if got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(11*time.Minute+time.Second)) {
+		t.Errorf("key/start: %q %v", got.Key, got.Start)
 	}
 	if got.Facts["failure"] != "the leader's SetConfiguration reply failed with NotLeaderException" ||
 		got.Facts["error_message"] != "Failed to add OM omNode-4 in Ratis ring." || got.Facts["bootstrap_reruns"] != "" {
@@ -508,8 +508,8 @@ func TestBenignFailureThenFailedRetryIsJudgedOnItsOwn(t *testing.T) {
 	f.exit(11 * time.Minute)
 	f.out("Failed to add OM omNode-4 in Ratis ring.")
 	got = one(t, f.run(nil))
-	if got.Severity != detectors.Warning || got.Key != "omNode-4@om4/2026-08-23T10:11:00Z" {
-		t.Errorf("ring not shown: %v %q", got.Severity, got.Key)
+	if got.Severity != detectors.Warning || got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(11*time.Minute)) {
+		t.Errorf("ring not shown: %v %q %v", got.Severity, got.Key, got.Start)
 	}
 }
 
@@ -524,8 +524,8 @@ func TestRetryListedBeforeItStartedKeepsTheFirstFailure(t *testing.T) {
 	f.bootstrapStartAt(10*time.Minute, true)
 	f.exit(10*time.Minute + 40*time.Second)
 	got := one(t, f.run(nil))
-	if got.Key != "omNode-4@om4/2026-08-23T10:01:01Z" || got.Severity != detectors.Critical || got.Facts["bootstrap_reruns"] != "1" {
-		t.Errorf("key/severity/reruns: %q %v %q", got.Key, got.Severity, got.Facts["bootstrap_reruns"])
+	if got.Key != "omNode-4@om4#1" || !got.Start.Equal(t0.Add(61*time.Second)) || got.Severity != detectors.Critical || got.Facts["bootstrap_reruns"] != "1" {
+		t.Errorf("key/start/severity/reruns: %q %v %v %q", got.Key, got.Start, got.Severity, got.Facts["bootstrap_reruns"])
 	}
 	if n := strings.Count(evidenceText(got), "Submitting SetConfiguration"); n != 1 {
 		t.Errorf("want the first run's add request only, got %d", n)
@@ -663,7 +663,7 @@ func evidenceText(f detectors.Finding) string {
 }
 
 // stream feeds the signals to a detector built by hand, as a daemon does
-// (identities learned as they come, no Flush), then advances the clock to
+// (identities learned as they come, no End), then advances the clock to
 // until; it returns every emission.
 func (f *fixture) stream(env *detectors.Env, until time.Time) (detectors.Detector, []detectors.Finding) {
 	f.t.Helper()
@@ -691,7 +691,7 @@ func (f *fixture) stream(env *detectors.Env, until time.Time) (detectors.Detecto
 	return det, got
 }
 
-// The warning Flush raises at the end of the input is raised by Advance
+// The warning End raises at the end of the input is raised by Advance
 // once the deadline passed, so a run that never ends raises it too.
 func TestWarningAtDeadline(t *testing.T) {
 	f := newFixture(t)
@@ -720,7 +720,7 @@ func TestWarningAtDeadline(t *testing.T) {
 	if len(got2) != 1 {
 		t.Errorf("raised again: %v", got2[1:])
 	}
-	stats := det.(detectors.StateReporter).StateStats()
+	stats := det.StateStats()
 	if len(stats) != 6 || stats[5].Name != "failed bootstraps" || stats[5].Entries != 1 {
 		t.Errorf("stats %+v", stats)
 	}
@@ -750,5 +750,26 @@ func TestOptionNamespaces(t *testing.T) {
 		if got.Facts["clock_tolerance"] != "45s (option clock_tolerance)" {
 			t.Errorf("%s: %q", k, got.Facts["clock_tolerance"])
 		}
+	}
+}
+
+// The ring's side is judged again when the run learns, from another
+// component's lines, which node ID the exited OM had: Advance reports it,
+// not only the end of the input.
+func TestNodeLearnedLaterIsJudgedInAdvance(t *testing.T) {
+	f := newFixture(t)
+	f.log(0, "om4", starterLogger, startup("--bootstrap"))
+	f.log(61*time.Second, "om4", omLogger, "Failed to Bootstrap OM.")
+	f.log(62*time.Second, "om4", starterLogger, shutdown)
+	f.log(70*time.Second, "om1", ratisLogger, "add OM omNode-4 in Ratis group "+group+".") // L15
+	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	det, got := f.stream(env, t0.Add(70*time.Second))
+	if len(got) != 0 {
+		t.Fatalf("judged before the node was known: %v", got)
+	}
+	env.Identity.AddOM("omNode-4", "om4.example.com")
+	det.Advance(t0.Add(71*time.Second), func(x detectors.Finding) { got = append(got, x) })
+	if len(got) != 1 || got[0].Severity != detectors.Critical || got[0].State != detectors.Firing || got[0].Facts["om_node"] != "omNode-4" {
+		t.Fatalf("want one critical finding once the node is known, got %v", got)
 	}
 }

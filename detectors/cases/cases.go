@@ -210,11 +210,7 @@ func stateProblems(d detectors.Detector) []string {
 	if err := CheckState(d); err != nil {
 		out = append(out, fmt.Sprintf("%T state: %v", d, err))
 	}
-	sr, ok := d.(detectors.StateReporter)
-	if !ok {
-		return append(out, fmt.Sprintf("%T does not report its state (detectors.StateReporter)", d))
-	}
-	for _, st := range sr.StateStats() {
+	for _, st := range d.StateStats() {
 		if st.Name == "" || st.Entries > st.Limit {
 			out = append(out, fmt.Sprintf("%T state %+v", d, st))
 		}

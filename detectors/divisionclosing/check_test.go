@@ -77,7 +77,8 @@ func runSteps(t *testing.T, steps []step, batch, visitAll bool) []detectors.Find
 		d.Observe(&s, emit)
 		end = s.Time
 	}
-	d.Flush(end, emit)
+	d.Advance(end, emit) // as the engine does before End
+	d.End(end, emit)
 	return out
 }
 

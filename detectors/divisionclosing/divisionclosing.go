@@ -75,9 +75,13 @@ type detector struct {
 	// signal.
 	idleUntil time.Time `state:"-"`
 	touched   *division `state:"-"`
+	// reported counts the divisions reported so far: the number in a
+	// finding's key.
+	reported int
 	// withdrawals are pending findings of divisions dropped before they
 	// were confirmed, emitted withdrawn at the next check (and, in a batch
-	// run, the last update of a division forgotten while reported).
+	// run, the last update of a division forgotten while reported; and a
+	// pending finding whose start an earlier line moved).
 	withdrawals []detectors.Finding
 
 	// Each map drops its oldest entry (by first insertion) when full.
@@ -123,6 +127,7 @@ type division struct {
 	closesBase                               float64 // csmFails when the division opened
 	closeMetric                              bool    // a csmFails sample shows its closeServer()
 
+	key       string    // the finding's, fixed at its first report
 	emitted   bool      // reported as stuck (firing, later maybe resolved)
 	emittedAt time.Time // when last reported
 	pending   bool      // reported pending: suspected, not confirmed yet
@@ -218,7 +223,7 @@ func (d *detector) refresh() {
 	}
 }
 
-// StateStats implements detectors.StateReporter.
+// StateStats implements detectors.Detector.
 func (d *detector) StateStats() []detectors.StateStat {
 	return []detectors.StateStat{d.divisions.Stat("divisions"), d.lastT1.Stat("write-chunk timeouts"),
 		d.pendingT2.Stat("close-server lines"), d.completed.Stat("completed removals"), d.scm.Stat("scm close commands"),
@@ -283,7 +288,7 @@ func (d *detector) Advance(now time.Time, emit detectors.Emit) {
 	d.forget(d.now)
 }
 
-// Quiet implements detectors.Sleeper: check has nothing to do before
+// Quiet implements detectors.Detector: check has nothing to do before
 // idleUntil, and forget nothing before its sweep.
 func (d *detector) Quiet(time.Time) time.Time {
 	q := d.sweep.Quiet()
@@ -309,12 +314,16 @@ func (d *detector) forget(now time.Time) {
 	d.scm.DeleteFunc(func(_ string, v *scmView) bool { return now.Sub(v.last.Time) > horizon })
 }
 
-func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+// End reports the open divisions as they stand at the end of the input
+// (Advance, called at the end first, confirmed those due): a stuck one
+// firing, and a suspected one, not confirmed by then, withdrawn: the input
+// does not show it stuck, and a pending finding never reaches a report.
+func (d *detector) End(end time.Time, emit detectors.Emit) {
 	if end.Before(d.now) {
 		end = d.now
 	}
 	for _, v := range d.divisions.Values() {
-		if v.emitted || d.confirmed(v, end) {
+		if v.emitted {
 			d.emit(v, end, detectors.Firing, "", emit)
 		} else {
 			d.unpend(v, end, "the input ends before the division was confirmed stuck")
@@ -412,14 +421,6 @@ func (d *detector) deadline(v *division, now time.Time) time.Time {
 func (d *detector) pend(v *division, now time.Time, emit detectors.Emit) {
 	v.pending = true
 	emit(d.pendingFinding(v, now))
-}
-
-func (d *detector) pendingFinding(v *division, now time.Time) detectors.Finding {
-	f := d.finding(v, now, detectors.Pending, "")
-	f.Severity = detectors.Warning
-	f.Summary += " Not confirmed yet: a division is stuck when the close on its own Ratis thread or the removal in CLOSING " +
-		"outlasts the grace, or when one container keeps failing over resend cycles."
-	return f
 }
 
 // unpend queues the withdrawal of a division's pending finding, for a
@@ -795,10 +796,12 @@ func (d *detector) open(host, group string, start time.Time) *division {
 	k := hk + "/" + group
 	if v, ok := d.divisions.Get(k); ok {
 		if start.Before(v.start) && !v.emitted {
-			// The finding's key names its start: a pending one is
-			// withdrawn and reported again under the new key.
-			d.unpend(v, v.last, "an earlier line moved its start")
+			// An earlier line moved its start: a pending finding is
+			// reported again with it.
 			v.start = start
+			if v.pending {
+				d.withdrawals = append(d.withdrawals, d.pendingFinding(v, v.last))
+			}
 		}
 		return v
 	}
@@ -839,136 +842,6 @@ func (d *detector) emit(v *division, now time.Time, state detectors.State, resol
 	emit(d.finding(v, now, state, resolvedBy))
 }
 
-func (d *detector) finding(v *division, end time.Time, state detectors.State, resolvedBy string) detectors.Finding {
-	id := d.env.Identity
-	uuid := v.peer
-	if uuid == "" && id != nil {
-		uuid = id.DatanodeOnHost(v.host)
-	}
-	dn := catalogue.Datanode{UUID: uuid, Host: v.host}
-	if id != nil {
-		if h := id.DatanodeHost(uuid); h != "" {
-			dn.Host = h
-		}
-		dn = id.Complete(dn)
-	}
-	pipeline, _ := d.pipelines.Get(v.group)
-	view := d.scmView(v, dn)
-
-	containers := map[uint64]bool{}
-	for c := range v.containers.All() {
-		containers[c] = true
-	}
-	hosts := []string{v.host}
-	if view != nil {
-		for c := range view.containers.All() {
-			if c != 0 {
-				containers[c] = true
-			}
-		}
-		for _, h := range view.hosts {
-			if !slices.Contains(hosts, h) {
-				hosts = append(hosts, h)
-			}
-		}
-	}
-	ids := detectors.SortedKeys(containers)
-
-	f := detectors.Finding{
-		Key:      v.hostKey + "/" + v.group + "@" + v.start.UTC().Format(time.RFC3339),
-		Severity: v.severity,
-		Entities: detectors.Entities{Hosts: hosts, Datanodes: []catalogue.Datanode{dn},
-			Containers: ids, RaftGroups: []string{v.group}},
-		Start: v.start,
-		End:   end,
-		State: state,
-		Facts: map[string]string{},
-	}
-	if pipeline != "" {
-		f.Entities.Pipelines = []string{pipeline}
-	}
-
-	stuckFor := end.Sub(v.start).Round(time.Second)
-	facts := f.Facts
-	facts["stuck_after"] = fmt.Sprintf("%s (%s)", d.stuckAfter, d.stuckAfterSrc)
-	facts["grace"] = grace.String() + " (built in: a normal close finishes in seconds)"
-	facts["stuck_for"] = stuckFor.String()
-	if d.writeWaitSrc != "" && d.writeWaitSrc != "unset" {
-		facts["write_wait_interval"] = fmt.Sprintf("%s (%s)", d.writeWait, d.writeWaitSrc)
-	}
-	var seen []string
-	switch {
-	case v.ratisClose && v.writeTimeout:
-		facts["trigger"] = "write-chunk timeout, then close server on Ratis thread " + orUnknown(v.closeThread)
-		seen = append(seen, "write-chunk timeout", "close server on the Ratis thread")
-	case v.ratisClose:
-		facts["trigger"] = "close server on Ratis thread " + orUnknown(v.closeThread)
-		seen = append(seen, "close server on the Ratis thread")
-	case v.closeMetric:
-		facts["trigger"] = "not in the logs; the datanode's /prom shows closeServer() ran for the group (" + csmFails + ")"
-		seen = append(seen, "closeServer() in the datanode's metrics")
-	default:
-		facts["trigger"] = "not in the logs"
-	}
-	if v.closeMetric {
-		facts["close_server_metric"] = csmFails + " rose above " + strconv.FormatFloat(v.closesBase, 'f', -1, 64) + " (the division's closeServer() calls)"
-	}
-	if v.removal != "" {
-		facts["group_removal"] = strings.TrimSpace(v.removalRole + " (" + v.removal + ")")
-		seen = append(seen, "group removal in "+v.removal)
-	} else {
-		facts["group_removal"] = "not in the logs"
-	}
-	facts["failed_close_attempts"] = strconv.Itoa(v.failures)
-	if !v.strong() {
-		// The finding rests on the failures alone: say why they count.
-		facts["resend_interval"] = fmt.Sprintf("%s (%s, hdds.scm.replication.thread.interval)", d.resend, d.resendSrc)
-		facts["repeat_rule"] = fmt.Sprintf("the same container failing for more than %s or in at least %d resend cycles",
-			repeatFor, repeatCycles)
-		if c, r := v.longestContainer(); r != nil {
-			facts["repeated_container"] = fmt.Sprintf("#%d: %d failures in %d resend cycles over %s",
-				c, r.n, r.cycles, r.last.Sub(r.first).Round(time.Second))
-		}
-	}
-	if v.failures > 0 {
-		facts["failed_close_not_running"] = strconv.Itoa(v.notRunning)
-		facts["failed_close_group_not_found"] = strconv.Itoa(v.notFound)
-		if v.rejected > 0 {
-			facts["failed_close_rejected"] = strconv.Itoa(v.rejected)
-		}
-		seen = append(seen, fmt.Sprintf("%d failed close attempts", v.failures))
-	}
-	if view != nil {
-		facts["scm_close_commands"] = strconv.Itoa(view.commands)
-		facts["scm_container_state"] = view.state
-		seen = append(seen, fmt.Sprintf("%d close commands re-sent by SCM", view.commands))
-	}
-	if !v.restartedAt.IsZero() {
-		facts["datanode_restarted"] = v.restartedAt.UTC().Format(time.RFC3339)
-	}
-	if resolvedBy != "" {
-		facts["resolved_by"] = resolvedBy
-	}
-	facts["seen"] = strings.Join(seen, ", ")
-	f.Confidence = v.confidence()
-
-	f.Evidence = v.ev.List()
-	if view != nil {
-		f.Evidence = append(f.Evidence, view.first)
-		if view.commands > 1 {
-			f.Evidence = append(f.Evidence, view.last)
-		}
-		detectors.SortEvidence(f.Evidence)
-	}
-	if v.ev.Dropped() > 0 {
-		facts["evidence_dropped"] = strconv.Itoa(v.ev.Dropped())
-	}
-	f.Summary = summary(v, dn, pipeline, ids, view, end, stuckFor, state, resolvedBy)
-	// The close on the Ratis thread is the datanode's code.
-	doc().GateVersion(&f, id, v.host)
-	return f
-}
-
 // confidence: the removal finding the division CLOSING, or the Ratis-thread
 // close followed by failed closes, is the whole signature; one part alone is
 // less certain.
@@ -980,59 +853,6 @@ func (v *division) confidence() detectors.Confidence {
 		return detectors.High
 	}
 	return detectors.Medium
-}
-
-func summary(v *division, dn catalogue.Datanode, pipeline string, ids []uint64, view *scmView,
-	end time.Time, stuckFor time.Duration, state detectors.State, resolvedBy string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Raft division %s", v.group)
-	if pipeline != "" {
-		fmt.Fprintf(&b, " (pipeline %s)", pipeline)
-	}
-	fmt.Fprintf(&b, " on datanode %s ", detectors.DatanodeName(dn))
-	if state == detectors.Resolved {
-		fmt.Fprintf(&b, "was stuck in CLOSING from %s to %s (%s)", detectors.Stamp(v.start), detectors.Stamp(end), stuckFor)
-	} else {
-		fmt.Fprintf(&b, "has been stuck in CLOSING since %s (%s at %s)", detectors.Stamp(v.start), stuckFor, detectors.Stamp(end))
-	}
-	var parts []string
-	if v.ratisClose {
-		p := "it was closed on its own Ratis thread"
-		if v.writeTimeout {
-			p = "a write-chunk timeout closed it on its own Ratis thread"
-		}
-		if v.closeThread != "" {
-			p += " " + v.closeThread
-		}
-		parts = append(parts, p)
-	}
-	if v.removal == "CLOSING" {
-		parts = append(parts, "the group removal found it CLOSING")
-	}
-	if v.failures > 0 {
-		var cs []string
-		for _, c := range ids {
-			if r, _ := v.containers.Get(c); r != nil && r.n > 0 {
-				cs = append(cs, "#"+strconv.FormatUint(c, 10))
-			}
-		}
-		parts = append(parts, fmt.Sprintf("%d close attempts for container %s failed", v.failures, strings.Join(cs, ", ")))
-	}
-	if c, r := v.longestContainer(); !v.strong() && r != nil {
-		parts = append(parts, fmt.Sprintf("container #%d failed in %d resend cycles over %s",
-			c, r.cycles, r.last.Sub(r.first).Round(time.Second)))
-	}
-	if view != nil {
-		parts = append(parts, fmt.Sprintf("SCM sent %d close commands (container state %s)", view.commands, view.state))
-	}
-	if len(parts) > 0 {
-		b.WriteString(": " + strings.Join(parts, "; "))
-	}
-	if state == detectors.Resolved {
-		b.WriteString("; resolved when " + resolvedBy)
-	}
-	b.WriteString(".")
-	return b.String()
 }
 
 // containerGroup returns the Raft group a container of host belongs to, as
@@ -1097,10 +917,3 @@ func groupID(pipeline string) string {
 }
 
 func sameThread(a, b string) bool { return a == "" || b == "" || a == b }
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(thread not logged)"
-	}
-	return s
-}

@@ -41,7 +41,7 @@ func feed(t *testing.T, opts map[string]string, end time.Time, sigs ...catalogue
 	for i := range sigs {
 		eng.Observe(&sigs[i])
 	}
-	return detectortest.Reported(eng.Flush(end))
+	return detectortest.Reported(eng.Finish(end))
 }
 
 // final returns the last emission of every key that is not withdrawn, as
@@ -260,7 +260,8 @@ func TestEarlyEmissionEscalatesUnderSameKey(t *testing.T) {
 		d.Advance(s.Time, emit)
 		d.Observe(&s, emit)
 	}
-	d.Flush(t0.Add(30*time.Minute), emit)
+	d.Advance(t0.Add(30*time.Minute), emit)
+	d.End(t0.Add(30*time.Minute), emit)
 	if len(got) < 3 {
 		t.Fatalf("want an early warning, an escalation and a final report, got %d", len(got))
 	}
@@ -473,7 +474,8 @@ func TestStaleDropDoesNotDependOnTicks(t *testing.T) {
 			d.Advance(t0.Add(15*time.Minute+30*time.Second), emit)
 		}
 		d.Observe(&sigs[1], emit)
-		d.Flush(t0.Add(2*time.Hour), emit)
+		d.Advance(t0.Add(2*time.Hour), emit)
+		d.End(t0.Add(2*time.Hour), emit)
 		if fs := final(got); len(fs) != 0 {
 			t.Errorf("tick %v: %v", tick, fs)
 		}
@@ -510,7 +512,7 @@ func testResendInterval(t *testing.T, later bool) {
 	} {
 		eng.Observe(&s)
 	}
-	f := only(t, detectortest.Reported(eng.Flush(t0.Add(3*time.Minute))))
+	f := only(t, detectortest.Reported(eng.Finish(t0.Add(3*time.Minute))))
 	if f.Facts["resend_interval"] != "1m0s (ozone-site.xml, hdds.scm.replication.thread.interval)" ||
 		f.Facts["repeated_container"] != "#12: 4 failures in 3 resend cycles over 2m2s" {
 		t.Errorf("facts: %v", f.Facts)
@@ -787,7 +789,7 @@ func TestUpdatesAreSpaced(t *testing.T) {
 		eng.Observe(&sigs[i])
 	}
 	flushed = true
-	f := only(t, detectortest.Reported(eng.Flush(last)))
+	f := only(t, detectortest.Reported(eng.Finish(last)))
 	if len(updates) < 2 || len(updates) > 4 {
 		t.Errorf("%d updates in three minutes of failures every 2s, want one a minute: %v", len(updates), updates)
 	}
@@ -840,9 +842,9 @@ func TestBatchLeavesOutUpdates(t *testing.T) {
 					eng.Observe(&sigs[j])
 				}
 			}
-			eng.Flush(end)
+			eng.Finish(end)
 		}
-		stuck := dnHost + "/" + group + "@" + t0.Format(time.RFC3339)
+		stuck := dnHost + "/" + group + "#1"
 		b, ok := last[1][stuck]
 		if !ok || b.Facts["failed_close_attempts"] != strconv.Itoa(stuckFailures) || b.State != detectors.Firing {
 			t.Fatalf("end %s: batch run's last report of the stuck division: %v %v", end, b.State, b.Facts)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/detectortest"
@@ -108,17 +109,19 @@ func TestMultiDefectBundles(t *testing.T) {
 	detectortest.RunAll(t, All(), "testdata")
 }
 
-// Every detector tells the engine its next deadline: one that does not makes
-// the engine call every detector at every second of event time.
-func TestEveryDetectorIsASleeper(t *testing.T) {
+// Every detector tells the engine its next deadline: an idle one whose
+// Quiet cannot tell makes the engine call it at every second of event time.
+func TestIdleDetectorsAreQuiet(t *testing.T) {
 	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, reg := range All() {
 		d, err := reg.New(env)
 		if err != nil {
 			t.Fatalf("%s: %v", reg.Doc.Name, err)
 		}
-		if _, ok := d.(detectors.Sleeper); !ok {
-			t.Errorf("%s does not implement detectors.Sleeper", reg.Doc.Name)
+		d.Advance(t0, func(f detectors.Finding) { t.Errorf("%s: idle detector emitted %+v", reg.Doc.Name, f) })
+		if q := d.Quiet(t0); !q.After(t0) {
+			t.Errorf("%s: idle, Quiet(%v) = %v: advanced at every tick", reg.Doc.Name, t0, q)
 		}
 	}
 }

@@ -70,6 +70,7 @@ type detector struct {
 	// Occurrences counts the incidents opened per join key, for
 	// match.key's occurrence (nil without a key).
 	Occurrences *detectors.Bounded[string, int]
+	Reported    int   // incidents that emitted a finding: the n-th names it (findingKey)
 	RowsEvicted int64 // rows the incident tables' max_rows evicted
 	// Identities is the identity generation the findings were last
 	// rendered with: a finding is rendered again when the run learns how
@@ -99,7 +100,7 @@ type instance struct {
 	Each       []member    // members of count steps with each (each.go)
 	Touched    time.Time   // the latest signal it took, a table's included
 	Occurrence int         // it is the n-th incident of its join key (match.key)
-	FindingKey string      // match.key's value when it first emitted
+	FindingKey string      // the finding's key, fixed when it first emitted
 	Rows       [][]row     // the incident tables' rows, by table
 	Snap       [][]row     // the as_of: open run tables' rows when it opened, by table
 	Ended      Event       // the signal of until or resolve that ended it
@@ -1142,13 +1143,30 @@ func (d *detector) emitStep(in *instance, st step, b binding, emit detectors.Emi
 	case in.Confidence == "":
 		in.Confidence = detectors.Medium
 	}
-	if !in.Emitted && d.sig.match.key != nil {
-		if out, _, err := d.sig.match.key.Eval(act); err == nil {
-			in.FindingKey, _ = out.Value().(string)
-		}
+	if !in.Emitted {
+		d.Reported++
+		in.FindingKey = d.findingKey(in, act)
 	}
 	in.Emitted, in.Pending, in.Dirty = true, st.emit.pending, false
 	d.send(in, d.finding(in, d.state(in), ""), emit)
+}
+
+// findingKey names in's finding when it first emits: match.key's value,
+// else the join key (the signature's id without one) and the number of
+// the signature's incident it is, "dn1.example.com#3".
+func (d *detector) findingKey(in *instance, act interpreter.Activation) string {
+	if d.sig.match.key != nil {
+		if out, _, err := d.sig.match.key.Eval(act); err == nil {
+			if k, _ := out.Value().(string); k != "" {
+				return k
+			}
+		}
+	}
+	key := in.Key
+	if key == "" {
+		key = d.sig.ID
+	}
+	return key + "#" + strconv.Itoa(d.Reported)
 }
 
 func (d *detector) state(in *instance) detectors.State {
@@ -1302,10 +1320,10 @@ func (d *detector) Quiet(now time.Time) time.Time {
 	return d.heldDeadline(q)
 }
 
-// Flush reports the open findings as they stand at the end of the input.
+// End reports the open findings as they stand at the end of the input.
 // An instance whose deadline the input did not reach is no match: its
 // finding (if one was emitted) says so in Facts["outcome"].
-func (d *detector) Flush(end time.Time, emit detectors.Emit) {
+func (d *detector) End(end time.Time, emit detectors.Emit) {
 	d.rename(emit)
 	for _, in := range d.Open {
 		if in.Closed {
@@ -1358,11 +1376,8 @@ func (d *detector) StateStats() []detectors.StateStat {
 func (d *detector) finding(in *instance, state detectors.State, note string) detectors.Finding {
 	act := d.outputActivation(in)
 	f := detectors.Finding{
-		Key: in.Key, Severity: in.Severity, Confidence: in.Confidence, Start: in.Start, End: in.Last,
+		Key: in.FindingKey, Severity: in.Severity, Confidence: in.Confidence, Start: in.Start, End: in.Last,
 		State: state, Facts: map[string]string{},
-	}
-	if f.Key == "" {
-		f.Key = d.sig.ID
 	}
 	for _, c := range in.Confirmed {
 		if rank(detectors.Confidence(c.Confidence)) > rank(f.Confidence) {
@@ -1377,11 +1392,6 @@ func (d *detector) finding(in *instance, state detectors.State, note string) det
 	}
 	if conf := d.value(d.sig.match.confidence, act); conf != "" {
 		f.Confidence = detectors.Confidence(conf)
-	}
-	if in.FindingKey != "" {
-		f.Key = in.FindingKey
-	} else {
-		f.Key += "/" + in.Start.UTC().Format("20060102T150405Z")
 	}
 	en := d.sig.entities
 	for _, p := range en.hosts {

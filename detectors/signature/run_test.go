@@ -50,7 +50,7 @@ func run(t *testing.T, s *Signature, signals []catalogue.Signal, end time.Durati
 		eng.Observe(&signals[i])
 	}
 	eng.AdvanceTicks(t0.Add(end))
-	fs := eng.Flush(t0.Add(end))
+	fs := eng.Finish(t0.Add(end))
 	return trs, fs
 }
 
@@ -316,7 +316,7 @@ func runCut(t *testing.T, s *Signature, in []catalogue.Signal, cut int, end time
 		eng.Observe(&in[cut+i])
 	}
 	eng.AdvanceTicks(t0.Add(end))
-	eng.Flush(t0.Add(end))
+	eng.Finish(t0.Add(end))
 	return trs
 }
 

@@ -29,7 +29,7 @@ func runLive(t *testing.T, s *Signature, signals []catalogue.Signal, end time.Du
 		eng.Observe(&signals[i])
 	}
 	eng.AdvanceTicks(t0.Add(end))
-	return trs, eng.Flush(t0.Add(end))
+	return trs, eng.Finish(t0.Add(end))
 }
 
 // Container-lifecycle signals, as the catalogue makes them.

@@ -21,7 +21,9 @@ func (r recorder) Observe(s *catalogue.Signal, _ detectors.Emit) {
 	*r.seen = append(*r.seen, &c)
 }
 func (recorder) Advance(time.Time, detectors.Emit) {}
-func (recorder) Flush(time.Time, detectors.Emit)   {}
+func (recorder) Quiet(now time.Time) time.Time     { return now.Add(detectors.NoDeadline) }
+func (recorder) End(time.Time, detectors.Emit)     {}
+func (recorder) StateStats() []detectors.StateStat { return nil }
 
 func recording(seen *[]*catalogue.Signal, kinds ...catalogue.Kind) detectors.Registration {
 	return detectors.Registration{

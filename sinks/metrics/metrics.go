@@ -84,7 +84,7 @@ type Source struct {
 }
 
 // DetectorState is the retained state of one detector
-// (detectors.StateReporter).
+// (detectors.Detector.StateStats).
 type DetectorState struct {
 	Detector string
 	Stats    []detectors.StateStat
