@@ -70,24 +70,30 @@ func (d *detector) recountPer(b *Burst, st step, in *instance, e *Event) {
 	}
 }
 
-// regrade re-evaluates a met count step's emit as its burst grows: a
-// severity or confidence the grown burst gives raises the finding's (it
-// never lowers it), an escalation of the same finding.
-func (d *detector) regrade(in *instance, st step) {
-	if st.emit == nil || !in.Emitted {
+// regrade re-evaluates the emits of met step i, a count step whose burst
+// grew, and of the met steps after it, which may read it: a severity or
+// confidence the grown burst gives raises the finding's (it never lowers
+// it: the burst only grows), an escalation of the same finding.
+func (d *detector) regrade(in *instance, i int) {
+	if !in.Emitted {
 		return
 	}
-	if st.emit.severity.prg == nil && (st.emit.confidence.prg == nil || in.Confidence == detectors.High) {
-		return // nothing left to raise: spare the expressions on every signal
-	}
-	act := d.emitActivation(in)
-	if sev := d.value(st.emit.severity, act); sev != "" {
-		if v, err := detectors.ParseSeverity(sev); err == nil && v > in.Severity {
-			in.Severity = v
+	var act interpreter.Activation
+	for _, st := range d.sig.match.steps[i:min(in.Step, len(d.sig.match.steps))] {
+		if st.emit == nil || st.emit.severity.prg == nil && (st.emit.confidence.prg == nil || in.Confidence == detectors.High) {
+			continue // nothing left to raise: spare the expressions on every signal
 		}
-	}
-	if conf := detectors.Confidence(d.value(st.emit.confidence, act)); rank(conf) > rank(in.Confidence) {
-		in.Confidence = conf
+		if act == nil {
+			act = d.emitActivation(in)
+		}
+		if sev := d.value(st.emit.severity, act); sev != "" {
+			if v, err := detectors.ParseSeverity(sev); err == nil && v > in.Severity {
+				in.Severity = v
+			}
+		}
+		if conf := detectors.Confidence(d.value(st.emit.confidence, act)); rank(conf) > rank(in.Confidence) {
+			in.Confidence = conf
+		}
 	}
 }
 

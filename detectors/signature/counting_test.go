@@ -91,3 +91,52 @@ func TestCountPerLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// A count step that goes on counting after a later step emitted raises
+// that step's grade too: its emit reads the grown burst.
+func TestRegradeLaterStepReadingTheBurst(t *testing.T) {
+	s := mustCompile(t, `signature: v1
+id: later-test
+problem: later
+title: t
+summary: "pauses then stale"
+match:
+  by: e.host
+  horizon: 1h
+  max_open: 4
+  steps:
+    - name: pauses
+      on: jvm_pause
+      count: {min: 2}
+      within: 10m
+    - name: stale
+      on: scm_node_stale
+      within: 10m
+      emit:
+        severity: warning
+        confidence: 'pauses.count >= 4 ? "high" : "low"'
+`)
+	p := func(at time.Duration) catalogue.Signal {
+		return sig(catalogue.JVMPause, at, "scm1", parsers.ComponentSCM)
+	}
+	stale := dnSig(catalogue.NodeStale, 3*time.Second, "dn1")
+	for _, tc := range []struct {
+		name   string
+		pauses int // after the stale node
+		want   string
+	}{
+		{"near miss: three pauses", 1, "low"},
+		{"four pauses", 2, "high"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := []catalogue.Signal{p(0), p(time.Second), stale}
+			for i := range tc.pauses {
+				in = append(in, p(time.Duration(10+i)*time.Second))
+			}
+			_, fs := run(t, s, in, time.Hour)
+			if len(fs) != 1 || string(fs[0].Confidence) != tc.want {
+				t.Fatalf("findings %+v, want one of confidence %s", fs, tc.want)
+			}
+		})
+	}
+}

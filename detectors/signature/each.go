@@ -117,14 +117,10 @@ func (d *detector) eachStart(in *instance, st step, b *Burst) {
 	d.eachFill(in, in.Step, b)
 }
 
-// eachJoin records a signal a met count step went on counting, and
-// re-decides the emits of the met steps: the burst they read grew.
-func (d *detector) eachJoin(in *instance, i int, e *Event, emit detectors.Emit) {
+// eachJoin records a signal a met count step with each went on counting,
+// and re-decides the emits of the met steps: the members they read changed.
+func (d *detector) eachJoin(in *instance, i int, e *Event) {
 	st := d.sig.match.steps[i]
-	if !st.count.track {
-		d.reemit(in)
-		return
-	}
 	b := &in.Bound[i].Burst
 	if len(b.Signals) < maxValues {
 		b.Signals = append(b.Signals, owned(e))
@@ -150,7 +146,7 @@ func (d *detector) reemit(in *instance) {
 	}) {
 		return
 	}
-	act := d.activation(in, nil)
+	act := d.emitActivation(in)
 	for _, st := range steps {
 		if st.emit == nil {
 			continue

@@ -903,8 +903,11 @@ func (d *detector) feed(in *instance, e *Event, ev detectors.Evidence, emit dete
 			in.Last = e.Time
 			if st.count != nil {
 				d.recount(&in.Bound[i].Burst, st, in, e)
-				d.eachJoin(in, i, e, emit)
-				d.regrade(in, st)
+				if st.count.track {
+					d.eachJoin(in, i, e)
+				} else {
+					d.regrade(in, i)
+				}
 			}
 			d.update(in, emit)
 			return
