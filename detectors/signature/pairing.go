@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"cel.dev/cel-go/cel"
-	"cel.dev/cel-go/interpreter"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
@@ -159,8 +158,7 @@ func (d *detector) completes(h *held, e *Event) bool {
 				continue
 			}
 			if f.where != nil {
-				act, _ := interpreter.NewActivation(map[string]any{"e": e, "first": &h.Event})
-				if !isTrue(f.where, interpreter.NewHierarchicalActivation(d.varsAct, act)) {
+				if !isTrue(f.where, &eventVars{vars: d.varsAct, e: e, first: &h.Event}) {
 					continue
 				}
 			}

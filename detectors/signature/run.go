@@ -51,6 +51,7 @@ type detector struct {
 	env      *detectors.Env          `state:"-"`
 	vars     map[string]any          `state:"-"` // params.* and windows.*
 	varsAct  interpreter.Activation  `state:"-"`
+	byMemo   keyMemo                 `state:"-"` // match.by of the signal observed
 	gen      int                     `state:"-"` // settings generation of vars' windows
 	horizon  time.Duration           `state:"-"`
 	skew     time.Duration           `state:"-"`
@@ -476,15 +477,27 @@ func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bo
 		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) || (a.follow != nil) != d.paired {
 			continue
 		}
-		if act == nil {
-			act = d.activation(orEmpty(in), e)
+		var key string
+		ok := true
+		switch {
+		case a.by != nil:
+			if act == nil {
+				act = d.activation(orEmpty(in), e)
+			}
+			key, ok = evalKey(a.by, act)
+		case d.sig.match.by != nil:
+			key, ok = d.matchBy(e)
 		}
-		key, ok := d.key(a, act)
 		if !ok || (in != nil && key != in.Key) {
 			continue
 		}
-		if a.where != nil && !isTrue(a.where, act) {
-			continue
+		if a.where != nil {
+			if act == nil {
+				act = d.activation(orEmpty(in), e)
+			}
+			if !isTrue(a.where, act) {
+				continue
+			}
 		}
 		return i, key, true
 	}
@@ -498,14 +511,28 @@ func orEmpty(in *instance) *instance {
 	return in
 }
 
-func (d *detector) key(a alt, act interpreter.Activation) (string, bool) {
-	by := a.by
-	if by == nil {
-		by = d.sig.match.by
+// keyMemo is match.by's value for one signal: keysOf and the matchAlt
+// calls of the instances it is offered to read it once.
+type keyMemo struct {
+	e   *Event
+	key string
+	ok  bool
+}
+
+// matchBy returns match.by's value for e, evaluated once per signal. The
+// memo holds e, so no other signal can take its address while it does;
+// Observe clears it when it is done.
+func (d *detector) matchBy(e *Event) (string, bool) {
+	if d.byMemo.e != e {
+		key, ok := evalKey(d.sig.match.by, &eventVars{vars: d.varsAct, e: e})
+		d.byMemo = keyMemo{e: e, key: key, ok: ok}
 	}
-	if by == nil {
-		return "", true
-	}
+	return d.byMemo.key, d.byMemo.ok
+}
+
+// evalKey evaluates a join-key expression; false when it fails (e lacks
+// the field it names).
+func evalKey(by cel.Program, act interpreter.Activation) (string, bool) {
 	out, _, err := by.Eval(act)
 	if err != nil {
 		return "", false
@@ -513,6 +540,26 @@ func (d *detector) key(a alt, act interpreter.Activation) (string, bool) {
 	s, ok := out.Value().(string)
 	return s, ok
 }
+
+// eventVars binds e, and first when it is not nil (a pair's held signal),
+// over the signature's params and windows: the activation of an
+// expression that reads no step.
+type eventVars struct {
+	vars     interpreter.Activation
+	e, first *Event
+}
+
+func (a *eventVars) ResolveName(name string) (any, bool) {
+	switch {
+	case name == "e":
+		return a.e, true
+	case name == "first" && a.first != nil:
+		return a.first, true
+	}
+	return a.vars.ResolveName(name)
+}
+
+func (a *eventVars) Parent() interpreter.Activation { return nil }
 
 func isTrue(p cel.Program, act interpreter.Activation) bool {
 	out, _, err := p.Eval(act)
@@ -543,6 +590,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	if _, ok := d.waits(catalogue.Kind(e.Kind)); ok {
 		d.hold(e, ev)
 	}
+	d.byMemo = keyMemo{}
 }
 
 // observe feeds one signal (or a released pair) to the open instances,
@@ -627,16 +675,26 @@ func (d *detector) keysOf(e *Event) (keys []string, all bool) {
 	if len(d.sig.bys) == 0 {
 		return []string{""}, false
 	}
-	act := d.activation(&instance{}, e)
+	var act interpreter.Activation
 	for _, by := range d.sig.bys {
-		out, _, err := by.Eval(act)
-		if err != nil {
-			if isUnbound(err) {
-				return nil, true
+		var k string
+		ok := true
+		if by == d.sig.match.by {
+			k, ok = d.matchBy(e)
+		} else {
+			if act == nil {
+				act = d.activation(&instance{}, e)
 			}
-			continue // e lacks the field: the key it names is no instance's
+			out, _, err := by.Eval(act)
+			if err != nil {
+				if isUnbound(err) {
+					return nil, true
+				}
+				continue // e lacks the field: the key it names is no instance's
+			}
+			k, ok = out.Value().(string)
 		}
-		if k, ok := out.Value().(string); ok && !slices.Contains(keys, k) {
+		if ok && !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
