@@ -1,8 +1,6 @@
 package signature
 
 import (
-	"slices"
-
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/interpreter"
 
@@ -118,19 +116,5 @@ func (c *compiler) withCorroborations(env *cel.Env) *cel.Env {
 // emitActivation is what emit expressions see: the activation, with each
 // corroboration not taken yet as an empty signal (kind == "").
 func (d *detector) emitActivation(in *instance) interpreter.Activation {
-	act := d.activation(in, nil)
-	var empty map[string]any
-	for _, co := range d.sig.match.corroborate {
-		if !slices.ContainsFunc(in.Confirmed, func(c confirmed) bool { return d.sig.match.corroborate[c.Index].name == co.name }) {
-			if empty == nil {
-				empty = map[string]any{}
-			}
-			empty[co.name] = &Event{}
-		}
-	}
-	if empty == nil {
-		return act
-	}
-	child, _ := interpreter.NewActivation(empty)
-	return interpreter.NewHierarchicalActivation(act, child)
+	return &incidentVars{d: d, in: in, zeros: true}
 }

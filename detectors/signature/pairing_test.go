@@ -123,3 +123,53 @@ func TestFollowedByLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// A join key and a pair's where may call the identity functions: a
+// signal naming a datanode by host alone joins the incident of its UUID.
+func TestJoinKeyAndPairReadTheIdentities(t *testing.T) {
+	s := mustCompile(t, `signature: v1
+id: identity-test
+problem: identity
+title: t
+summary: "stale then healthy"
+match:
+  by: complete(e.datanode).uuid
+  horizon: 1h
+  max_open: 4
+  steps:
+    - name: stale
+      on: scm_node_stale
+      followed_by:
+        on: scm_node_dead
+        within: 2s
+        where: complete(e.datanode).uuid == complete(first.datanode).uuid
+    - name: back
+      on: scm_node_healthy
+      within: 1m
+      emit: {severity: warning}
+`)
+	named := func(kind catalogue.Kind, at time.Duration, uuid, host string) catalogue.Signal {
+		s := sig(kind, at, "scm1", parsers.ComponentSCM)
+		s.Datanode = catalogue.Datanode{UUID: uuid, Host: host}
+		return s
+	}
+	for _, tc := range []struct {
+		name string
+		host string // of the dead and healthy lines, which name no UUID
+		want int
+	}{
+		{"the same datanode by host", "dn1.example.com", 1},
+		{"near miss: another datanode", "dn2.example.com", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, fs := run(t, s, []catalogue.Signal{
+				named(catalogue.NodeStale, 0, "u-1", "dn1.example.com"),
+				named(catalogue.NodeDead, time.Second, "", tc.host),
+				named(catalogue.NodeHealthy, 20*time.Second, "", tc.host),
+			}, time.Hour)
+			if len(fs) != tc.want {
+				t.Fatalf("findings %+v, want %d", fs, tc.want)
+			}
+		})
+	}
+}

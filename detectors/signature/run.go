@@ -384,32 +384,54 @@ func (d *detector) eval(x durationExpr) time.Duration {
 	return v
 }
 
-// activation is what an expression sees: e, the bound steps, params and
-// windows.
+// activation is what an expression sees: e, the bound steps, the
+// corroborations taken, params and windows.
 func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
-	a := make(map[string]any, len(in.Bound)+len(in.Confirmed)+1)
-	if e != nil {
-		a["e"] = e
+	return &incidentVars{d: d, in: in, e: e}
+}
+
+// incidentVars binds an incident's names without building a map: e (when
+// not nil), the steps bound so far, the corroborations taken (those not
+// taken yet as empty signals when zeros is set), occurrence with
+// match.key, then the signature's params and windows.
+type incidentVars struct {
+	d     *detector
+	in    *instance
+	e     *Event
+	zeros bool
+}
+
+func (a *incidentVars) ResolveName(name string) (any, bool) {
+	if name == "e" && a.e != nil {
+		return a.e, true
 	}
-	for i := range in.Bound { // by index: a copy of each bound event would escape
-		st := d.sig.match.steps[i]
-		switch {
-		case st.absent:
+	m := &a.d.sig.match
+	for i := range a.in.Bound { // by index: a copy of each bound event would escape
+		switch st := &m.steps[i]; {
+		case st.name != name || st.absent:
 		case st.count != nil:
-			a[st.name] = &in.Bound[i].Burst
+			return &a.in.Bound[i].Burst, true
 		default:
-			a[st.name] = &in.Bound[i].Event
+			return &a.in.Bound[i].Event, true
 		}
 	}
-	for j := range in.Confirmed {
-		a[d.sig.match.corroborate[in.Confirmed[j].Index].name] = &in.Confirmed[j].Event
+	for j := range a.in.Confirmed {
+		if m.corroborate[a.in.Confirmed[j].Index].name == name {
+			return &a.in.Confirmed[j].Event, true
+		}
 	}
-	if d.sig.match.key != nil {
-		a["occurrence"] = int64(in.Occurrence)
+	if a.zeros && slices.ContainsFunc(m.corroborate, func(co step) bool { return co.name == name }) {
+		return &Event{}, true
 	}
-	child, _ := interpreter.NewActivation(a) // a map is always one
-	return interpreter.NewHierarchicalActivation(d.varsAct, child)
+	if name == "occurrence" && m.key != nil {
+		return int64(a.in.Occurrence), true
+	}
+	return a.d.varsAct.ResolveName(name)
 }
+
+// Parent is the signature's params and windows, where the late-bound
+// identity functions are found too.
+func (a *incidentVars) Parent() interpreter.Activation { return a.d.varsAct }
 
 // outputActivation is what the outputs see: activation's, the signal
 // that ended the incident under its condition's name (a zero Event
@@ -559,7 +581,9 @@ func (a *eventVars) ResolveName(name string) (any, bool) {
 	return a.vars.ResolveName(name)
 }
 
-func (a *eventVars) Parent() interpreter.Activation { return nil }
+// Parent is the signature's params and windows, where the late-bound
+// identity functions are found too.
+func (a *eventVars) Parent() interpreter.Activation { return a.vars }
 
 func isTrue(p cel.Program, act interpreter.Activation) bool {
 	out, _, err := p.Eval(act)
