@@ -385,8 +385,12 @@ func (d *detector) eval(x durationExpr) time.Duration {
 }
 
 // activation is what an expression sees: e, the bound steps, the
-// corroborations taken, params and windows.
+// corroborations taken, params and windows; e alone and the params and
+// windows without an instance.
 func (d *detector) activation(in *instance, e *Event) interpreter.Activation {
+	if in == nil {
+		return &eventVars{vars: d.varsAct, e: e}
+	}
 	return &incidentVars{d: d, in: in, e: e}
 }
 
@@ -504,7 +508,7 @@ func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bo
 		switch {
 		case a.by != nil:
 			if act == nil {
-				act = d.activation(orEmpty(in), e)
+				act = d.activation(in, e)
 			}
 			key, ok = evalKey(a.by, act)
 		case d.sig.match.by != nil:
@@ -515,7 +519,7 @@ func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bo
 		}
 		if a.where != nil {
 			if act == nil {
-				act = d.activation(orEmpty(in), e)
+				act = d.activation(in, e)
 			}
 			if !isTrue(a.where, act) {
 				continue
@@ -526,30 +530,28 @@ func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bo
 	return -1, "", false
 }
 
-func orEmpty(in *instance) *instance {
-	if in == nil {
-		return &instance{}
-	}
-	return in
-}
-
-// keyMemo is match.by's value for one signal: keysOf and the matchAlt
-// calls of the instances it is offered to read it once.
+// keyMemo is match.by's value for the signal Observe offers (or the
+// pair it released): keysOf and the matchAlt calls of the instances it is
+// offered to read it once.
 type keyMemo struct {
-	e   *Event
-	key string
-	ok  bool
+	e       *Event // the signal offered; nil outside Observe
+	key     string
+	ok, set bool
 }
 
-// matchBy returns match.by's value for e, evaluated once per signal. The
-// memo holds e, so no other signal can take its address while it does;
-// Observe clears it when it is done.
+// matchBy returns match.by's value for e, evaluated once for the signal
+// offered. Any other (a kept signal offered again, whose place in its
+// slice another may take) is evaluated each time.
 func (d *detector) matchBy(e *Event) (string, bool) {
-	if d.byMemo.e != e {
-		key, ok := evalKey(d.sig.match.by, &eventVars{vars: d.varsAct, e: e})
-		d.byMemo = keyMemo{e: e, key: key, ok: ok}
+	m := &d.byMemo
+	if e != m.e {
+		return evalKey(d.sig.match.by, d.activation(nil, e))
 	}
-	return d.byMemo.key, d.byMemo.ok
+	if !m.set {
+		m.key, m.ok = evalKey(d.sig.match.by, d.activation(nil, e))
+		m.set = true
+	}
+	return m.key, m.ok
 }
 
 // evalKey evaluates a join-key expression; false when it fails (e lacks
@@ -604,12 +606,13 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	d.runTables(e)
 	if d.Held != nil {
 		d.expireHeld(e.Time)
-		for _, h := range d.release(e, ev) {
-			d.paired = true
+		for _, h := range d.release(e, ev) { // h is a copy: its address is its own
+			d.paired, d.byMemo = true, keyMemo{e: &h.Event}
 			d.observe(&h.Event, h.Evidence, emit)
 			d.paired = false
 		}
 	}
+	d.byMemo = keyMemo{e: e}
 	d.observe(e, ev, emit)
 	if _, ok := d.waits(catalogue.Kind(e.Kind)); ok {
 		d.hold(e, ev)
@@ -687,7 +690,7 @@ func (d *detector) confirm(in *instance, i int, e *Event, ev detectors.Evidence)
 		return false
 	}
 	co := d.sig.match.corroborate[i]
-	in.Confirmed = append(in.Confirmed, confirmed{Index: i, Event: owned(e), Confidence: d.altConfidence(co.alts[0], &instance{}, e)})
+	in.Confirmed = append(in.Confirmed, confirmed{Index: i, Event: owned(e), Confidence: d.altConfidence(co.alts[0], nil, e)})
 	in.Evidence.Add(ev)
 	return true
 }
@@ -707,7 +710,7 @@ func (d *detector) keysOf(e *Event) (keys []string, all bool) {
 			k, ok = d.matchBy(e)
 		} else {
 			if act == nil {
-				act = d.activation(&instance{}, e)
+				act = d.activation(nil, e)
 			}
 			out, _, err := by.Eval(act)
 			if err != nil {
@@ -768,7 +771,7 @@ func (d *detector) tableMatch(alts []alt, in *instance, e *Event, act *interpret
 			continue
 		}
 		if *act == nil {
-			*act = d.activation(orEmpty(in), e)
+			*act = d.activation(in, e)
 		}
 		if a.where == nil || isTrue(a.where, *act) {
 			return true
