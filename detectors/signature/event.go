@@ -87,8 +87,8 @@ type Row struct {
 }
 
 // eventOf builds the view of s.
-func eventOf(s *catalogue.Signal) *Event {
-	return &Event{
+func eventOf(s *catalogue.Signal) Event {
+	return Event{
 		Kind: string(s.Kind), Time: s.Time, Host: s.Host, Component: string(s.Component),
 		Level: strings.TrimSpace(s.Level.String()), Thread: s.Thread, Text: s.Text, File: s.Origin.File, Line: s.Origin.Line,
 		Datanode:  Datanode{UUID: s.Datanode.UUID, Host: s.Datanode.Host, IP: s.Datanode.IP},

@@ -114,12 +114,11 @@ func (d *detector) waits(k catalogue.Kind) (time.Duration, bool) {
 
 // release offers e as a follower to the held signals: each it completes
 // leaves the queue and is observed as a pair (the first signal, with both
-// lines as its evidence). It returns the pairs, oldest first.
-func (d *detector) release(e *Event, ev detectors.Evidence) []held {
+// lines as its evidence). It appends the pairs to out, oldest first.
+func (d *detector) release(e *Event, ev detectors.Evidence, out []held) []held {
 	if len(d.Held) == 0 || !d.follows(e) {
-		return nil
+		return out
 	}
-	var out []held
 	kept := d.Held[:0]
 	for i := range d.Held { // by index: a held signal is large
 		if h := &d.Held[i]; d.completes(h, e) {

@@ -52,6 +52,8 @@ type detector struct {
 	vars     map[string]any          `state:"-"` // params.* and windows.*
 	varsAct  interpreter.Activation  `state:"-"`
 	byMemo   keyMemo                 `state:"-"` // match.by of the signal observed
+	cur      Event                   `state:"-"` // the signal observed, as e (Observe)
+	released []held                  `state:"-"` // the pairs the signal observed completed (Observe)
 	gen      int                     `state:"-"` // settings generation of vars' windows
 	horizon  time.Duration           `state:"-"`
 	skew     time.Duration           `state:"-"`
@@ -601,16 +603,22 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 	if err := d.refresh(); err != nil {
 		return
 	}
-	e := eventOf(s) // shares the signal's maps and slices: owned copies what is kept
+	// e shares the signal's maps and slices, and its place is taken by
+	// the next signal: owned copies what is kept.
+	d.cur = eventOf(s)
+	e := &d.cur
 	ev := detectors.EvidenceOf(s)
 	d.runTables(e)
 	if d.Held != nil {
 		d.expireHeld(e.Time)
-		for _, h := range d.release(e, ev) { // h is a copy: its address is its own
+		d.released = d.release(e, ev, d.released[:0])
+		for i := range d.released {
+			h := &d.released[i]
 			d.paired, d.byMemo = true, keyMemo{e: &h.Event}
 			d.observe(&h.Event, h.Evidence, emit)
 			d.paired = false
 		}
+		clear(d.released)
 	}
 	d.byMemo = keyMemo{e: e}
 	d.observe(e, ev, emit)
