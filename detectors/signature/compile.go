@@ -111,7 +111,7 @@ type step struct {
 
 type alt struct {
 	kinds      []catalogue.Kind
-	where      cel.Program // nil: every signal of the kinds
+	where      *predicate  // nil: every signal of the kinds
 	by         cel.Program // nil: the match's
 	confidence valueExpr
 	follow     *follow // nil: the signal alone (pairing.go)
@@ -482,6 +482,20 @@ func (c *compiler) check(env *cel.Env, src Expr, want *cel.Type, what string) *c
 	return ast
 }
 
+// predicate compiles a where (nil when it does not compile).
+func (c *compiler) predicate(env *cel.Env, src Expr, what string) *predicate {
+	ast := c.check(env, src, cel.BoolType, what)
+	if ast == nil {
+		return nil
+	}
+	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+	if err != nil {
+		c.errorf(src.Pos, "%s: %v", what, err)
+		return nil
+	}
+	return newPredicate(prg, ast)
+}
+
 func (c *compiler) program(env *cel.Env, src Expr, want *cel.Type, what string) cel.Program {
 	ast := c.check(env, src, want, what)
 	if ast == nil {
@@ -773,7 +787,7 @@ func (c *compiler) alts(env *cel.Env, alts []Alt, what string) []alt {
 			ca.kinds = append(ca.kinds, catalogue.Kind(k))
 		}
 		if a.Where.Set() {
-			ca.where = c.program(env, a.Where, cel.BoolType, what+" where")
+			ca.where = c.predicate(env, a.Where, what+" where")
 		}
 		if a.By.Set() {
 			ca.by = c.program(env, a.By, cel.StringType, what+" by")

@@ -193,7 +193,7 @@ func (d *detector) eachFollow(in *instance, e *Event, ev detectors.Evidence, emi
 			continue
 		}
 		act := d.activation(in, e)
-		if w := x.each.alts[0].where; w != nil && !isTrue(w, act) {
+		if w := x.each.alts[0].where; w != nil && !w.holds(e, nil, act) {
 			continue
 		}
 		out, _, err := x.each.same.Eval(act)

@@ -39,7 +39,7 @@ func (f *FollowedBy) UnmarshalYAML(n *yaml.Node) error {
 // follow is a compiled followed_by.
 type follow struct {
 	kinds  []catalogue.Kind
-	where  cel.Program // nil: every follower of the kinds
+	where  *predicate // nil: every follower of the kinds
 	within time.Duration
 }
 
@@ -81,7 +81,7 @@ func (c *compiler) compileFollow(f *FollowedBy, what string) *follow {
 			c.errorf(f.Pos, "%s: %v", what, err)
 			return out
 		}
-		out.where = c.program(env, f.Where, cel.BoolType, what+" where")
+		out.where = c.predicate(env, f.Where, what+" where")
 	}
 	return out
 }
@@ -157,7 +157,7 @@ func (d *detector) completes(h *held, e *Event) bool {
 				continue
 			}
 			if f.where != nil {
-				if !isTrue(f.where, &eventVars{vars: d.varsAct, e: e, first: &h.Event}) {
+				if !f.where.holds(e, &h.Event, &eventVars{vars: d.varsAct, e: e, first: &h.Event}) {
 					continue
 				}
 			}

@@ -519,12 +519,17 @@ func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bo
 		if !ok || (in != nil && key != in.Key) {
 			continue
 		}
-		if a.where != nil {
-			if act == nil {
-				act = d.activation(in, e)
-			}
-			if !isTrue(a.where, act) {
+		if w := a.where; w != nil {
+			if !w.pass(e, nil) {
 				continue
+			}
+			if !w.decided(nil) {
+				if act == nil {
+					act = d.activation(in, e)
+				}
+				if !isTrue(w.prg, act) {
+					continue
+				}
 			}
 		}
 		return i, key, true
@@ -775,13 +780,13 @@ func (d *detector) opened(in *instance) {
 // act, which it builds when needed.
 func (d *detector) tableMatch(alts []alt, in *instance, e *Event, act *interpreter.Activation) bool {
 	for _, a := range alts {
-		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) {
+		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) || a.where != nil && !a.where.pass(e, nil) {
 			continue
 		}
 		if *act == nil {
 			*act = d.activation(in, e)
 		}
-		if a.where == nil || isTrue(a.where, *act) {
+		if a.where == nil || a.where.decided(nil) || isTrue(a.where.prg, *act) {
 			return true
 		}
 	}

@@ -1,0 +1,145 @@
+package signature
+
+import (
+	"reflect"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/operators"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/interpreter"
+)
+
+// predicate is a compiled where: its program, and those of its top-level
+// conjuncts that compare a string field of e with a literal or with the
+// same field of first (`e.component == "scm"`, `e.host == first.host`),
+// which Go checks before the program runs. Most signals a where turns
+// down fail one of them, and cost no evaluation.
+type predicate struct {
+	prg        cel.Program
+	guards     []guard
+	whole      bool // the guards are all of it: the program need not run when they pass
+	needsFirst bool // some guard reads first
+}
+
+// guard is one conjunct: e's field (an index of Event) equals lit, or
+// first's same field.
+type guard struct {
+	field int
+	first bool
+	lit   string
+}
+
+// newPredicate returns the predicate of a checked where, nil without one.
+func newPredicate(prg cel.Program, checked *cel.Ast) *predicate {
+	if prg == nil {
+		return nil
+	}
+	p := &predicate{prg: prg}
+	fields := stringFields()
+	conjuncts := andOf(checked.NativeRep().Expr(), nil)
+	for _, x := range conjuncts {
+		if g, ok := guardOf(x, fields); ok {
+			p.guards = append(p.guards, g)
+			p.needsFirst = p.needsFirst || g.first
+		}
+	}
+	p.whole = len(p.guards) == len(conjuncts)
+	return p
+}
+
+// andOf appends the conjuncts of x: x itself unless it is an &&.
+func andOf(x ast.Expr, out []ast.Expr) []ast.Expr {
+	if x.Kind() == ast.CallKind && x.AsCall().FunctionName() == operators.LogicalAnd {
+		for _, a := range x.AsCall().Args() {
+			out = andOf(a, out)
+		}
+		return out
+	}
+	return append(out, x)
+}
+
+// guardOf reads `e.f == "lit"`, `"lit" == e.f` or `e.f == first.f` (f a
+// string field of Event).
+func guardOf(x ast.Expr, fields map[string]int) (guard, bool) {
+	if x.Kind() != ast.CallKind || x.AsCall().FunctionName() != operators.Equals {
+		return guard{}, false
+	}
+	args := x.AsCall().Args()
+	a, b := args[0], args[1]
+	if _, ok := fieldOf(a, "e", fields); !ok {
+		a, b = b, a
+	}
+	i, ok := fieldOf(a, "e", fields)
+	if !ok {
+		return guard{}, false
+	}
+	if j, ok := fieldOf(b, "first", fields); ok && j == i {
+		return guard{field: i, first: true}, true
+	}
+	if b.Kind() == ast.LiteralKind {
+		if s, ok := b.AsLiteral().(types.String); ok {
+			return guard{field: i, lit: string(s)}, true
+		}
+	}
+	return guard{}, false
+}
+
+// fieldOf reads `ident.f` with f a string field of Event.
+func fieldOf(x ast.Expr, ident string, fields map[string]int) (int, bool) {
+	if x.Kind() != ast.SelectKind {
+		return 0, false
+	}
+	s := x.AsSelect()
+	if s.IsTestOnly() || s.Operand().Kind() != ast.IdentKind || s.Operand().AsIdent() != ident {
+		return 0, false
+	}
+	i, ok := fields[s.FieldName()]
+	return i, ok
+}
+
+// stringFields maps the names expressions give Event's string fields to
+// their indexes.
+func stringFields() map[string]int {
+	t := reflect.TypeFor[Event]()
+	out := map[string]int{}
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Type.Kind() == reflect.String {
+			out[f.Tag.Get("json")] = i
+		}
+	}
+	return out
+}
+
+// pass reports whether e (and first, for a pair) pass the guards; when
+// they do not, the where is false.
+func (p *predicate) pass(e, first *Event) bool {
+	if len(p.guards) == 0 {
+		return true
+	}
+	ev := reflect.ValueOf(e).Elem()
+	for _, g := range p.guards {
+		v := ev.Field(g.field).String()
+		switch {
+		case !g.first:
+			if v != g.lit {
+				return false
+			}
+		case first != nil:
+			if v != reflect.ValueOf(first).Elem().Field(g.field).String() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// holds reports whether the where is true for e (and first) in act.
+func (p *predicate) holds(e, first *Event, act interpreter.Activation) bool {
+	return p.pass(e, first) && (p.decided(first) || isTrue(p.prg, act))
+}
+
+// decided reports whether guards that passed make the where true.
+func (p *predicate) decided(first *Event) bool {
+	return p.whole && (first != nil || !p.needsFirst)
+}

@@ -1,0 +1,124 @@
+package signature
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"cel.dev/cel-go/interpreter"
+)
+
+// predicateOf compiles a step whose where is where (first bound too when
+// pair is set) and returns its predicate.
+func predicateOf(t *testing.T, where string, pair bool) *predicate {
+	t.Helper()
+	step := "      on: jvm_pause\n      where: '" + where + "'\n"
+	if pair {
+		step = "      on: jvm_pause\n      followed_by:\n        on: invalid_datanode\n        within: 2s\n        where: '" + where + "'\n"
+	}
+	step += "      emit: {severity: warning}\n"
+	s := mustCompile(t, `signature: v1
+id: predicate-test
+problem: p
+title: t
+summary: s
+match:
+  horizon: 1h
+  max_open: 2
+  steps:
+    - name: one
+`+step)
+	a := s.match.steps[0].alts[0]
+	if pair {
+		return a.follow.where
+	}
+	return a.where
+}
+
+// The guards Go checks are the string equalities among the top-level
+// conjuncts; the rest is left to the program.
+func TestPredicateGuards(t *testing.T) {
+	for _, tc := range []struct {
+		where  string
+		pair   bool
+		guards string
+		whole  bool
+	}{
+		{`e.component == "scm"`, false, `component="scm"`, true},
+		{`"scm" == e.component && e.duration > duration("1s")`, false, `component="scm"`, false},
+		{`e.component == "scm" && (e.host == "a" && e.thread == "t")`, false, `component="scm" host="a" thread="t"`, true},
+		{`e.component == "scm" || e.host == "a"`, false, ``, false},
+		{`e.datanode.host == "a"`, false, ``, false},
+		{`e.host != "a"`, false, ``, false},
+		{`e.host == first.host && e.thread == first.thread`, true, `host=first thread=first`, true},
+		{`e.host == first.thread`, true, ``, false},
+		{`e.host == first.host && e.datanode.host.split(".")[0] == first.datanode.host.split(".")[0]`, true, `host=first`, false},
+	} {
+		t.Run(tc.where, func(t *testing.T) {
+			p := predicateOf(t, tc.where, tc.pair)
+			var got []string
+			fields := stringFields()
+			for _, g := range p.guards {
+				name := ""
+				for n, i := range fields {
+					if i == g.field {
+						name = n
+					}
+				}
+				if g.first {
+					got = append(got, name+"=first")
+				} else {
+					got = append(got, fmt.Sprintf("%s=%q", name, g.lit))
+				}
+			}
+			if strings.Join(got, " ") != tc.guards || p.whole != tc.whole {
+				t.Errorf("guards %q whole %v, want %q %v", strings.Join(got, " "), p.whole, tc.guards, tc.whole)
+			}
+		})
+	}
+}
+
+// Whatever the guards decide, the predicate holds exactly when its
+// program does.
+func TestPredicateAgreesWithItsProgram(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	pick := func(vs ...string) string { return vs[r.Intn(len(vs))] }
+	event := func() *Event {
+		return &Event{Host: pick("a", "b"), Thread: pick("", "t1", "t2"), Component: pick("scm", "om", ""),
+			Datanode: Datanode{Host: pick("dn1.x", "dn1.y", "dn2.x")}}
+	}
+	for _, tc := range []struct {
+		where string
+		pair  bool
+	}{
+		{`e.component == "scm"`, false},
+		{`e.component == "scm" && e.host == "a"`, false},
+		{`"om" == e.component && e.thread != ""`, false},
+		{`e.host == first.host && (e.thread == "" || first.thread == "" || e.thread == first.thread) && e.datanode.host.split(".")[0] == first.datanode.host.split(".")[0]`, true},
+		{`e.host == first.host && e.thread == first.thread`, true},
+	} {
+		p := predicateOf(t, tc.where, tc.pair)
+		agreed, held := 0, 0
+		for range 200 {
+			e, first := event(), event()
+			var act interpreter.Activation = &eventVars{vars: interpreter.EmptyActivation(), e: e}
+			if tc.pair {
+				act = &eventVars{vars: interpreter.EmptyActivation(), e: e, first: first}
+			} else {
+				first = nil
+			}
+			want := isTrue(p.prg, act)
+			if got := p.holds(e, first, act); got != want {
+				t.Fatalf("%s on e=%+v first=%+v: holds %v, program %v", tc.where, e, first, got, want)
+			}
+			agreed++
+			if want {
+				held++
+			}
+		}
+		if held == 0 || held == agreed {
+			t.Errorf("%s: true in %d of %d cases: the cases do not tell", tc.where, held, agreed)
+		}
+	}
+}
