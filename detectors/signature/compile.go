@@ -70,8 +70,9 @@ type named struct {
 }
 
 type match struct {
-	by      cel.Program // nil: one instance per signature at a time
-	key     cel.Program // nil: the join key and the start (key.go)
+	by      cel.Program             // nil: one instance per signature at a time
+	key     cel.Program             // nil: the join key and the incident's number
+	takes   map[catalogue.Kind]bool // kinds an open instance can take (all but the followers')
 	horizon durationExpr
 	skew    durationExpr
 	maxOpen int
@@ -930,6 +931,7 @@ func (c *compiler) outputs(s *Signature) {
 			}
 		}
 	}
+	s.match.takes = instanceKinds(&s.match)
 	if s.match.by != nil {
 		s.bys = append(s.bys, s.match.by)
 	}
@@ -953,6 +955,38 @@ func (c *compiler) outputs(s *Signature) {
 	if s.match.horizon.prg != nil {
 		s.doc.Horizon = 0 // from the settings: the detector states it at run time
 	}
+}
+
+// instanceKinds returns the kinds an open instance can take: its steps',
+// their each follow-ups', until's and resolve's, and its incident
+// tables'. A signal of another kind (a pair's follower) is offered to none.
+func instanceKinds(m *match) map[catalogue.Kind]bool {
+	out := map[catalogue.Kind]bool{}
+	add := func(alts []alt) {
+		for _, a := range alts {
+			for _, k := range a.kinds {
+				out[k] = true
+			}
+		}
+	}
+	for _, st := range m.steps {
+		add(st.alts)
+		if st.count != nil && st.count.each != nil {
+			add(st.count.each.alts)
+		}
+	}
+	for _, cd := range []*cond{m.until, m.resolve} {
+		if cd != nil {
+			add(cd.alts)
+		}
+	}
+	for _, t := range m.tables {
+		if !t.run {
+			add(t.alts)
+			add(t.remove)
+		}
+	}
+	return out
 }
 
 // listOrOne compiles an expression giving one elem (or one of also), or

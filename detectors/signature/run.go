@@ -636,7 +636,7 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 // observe feeds one signal (or a released pair) to the open instances,
 // then starts one.
 func (d *detector) observe(e *Event, ev detectors.Evidence, emit detectors.Emit) {
-	if slices.ContainsFunc(d.Open, func(in *instance) bool { return !in.Closed }) {
+	if d.sig.match.takes[catalogue.Kind(e.Kind)] && slices.ContainsFunc(d.Open, func(in *instance) bool { return !in.Closed }) {
 		keys, all := d.keysOf(e)
 		for _, in := range d.Open {
 			if !in.Closed && (all || slices.Contains(keys, in.Key)) {
