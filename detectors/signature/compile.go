@@ -71,6 +71,7 @@ type named struct {
 
 type match struct {
 	by      cel.Program             // nil: one instance per signature at a time
+	byPlan  keyPlan                 // by built in Go, when it is literals and fields of e
 	key     cel.Program             // nil: the join key and the incident's number
 	takes   map[catalogue.Kind]bool // kinds an open instance can take (all but the followers')
 	horizon durationExpr
@@ -489,12 +490,7 @@ func (c *compiler) predicate(env *cel.Env, src Expr, what string) *predicate {
 	if ast == nil {
 		return nil
 	}
-	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
-	if err != nil {
-		c.errorf(src.Pos, "%s: %v", what, err)
-		return nil
-	}
-	return newPredicate(prg, ast)
+	return newPredicate(c.programOf(env, src, ast, what), ast)
 }
 
 func (c *compiler) program(env *cel.Env, src Expr, want *cel.Type, what string) cel.Program {
@@ -502,6 +498,11 @@ func (c *compiler) program(env *cel.Env, src Expr, want *cel.Type, what string) 
 	if ast == nil {
 		return nil
 	}
+	return c.programOf(env, src, ast, what)
+}
+
+// programOf plans the checked expression src.
+func (c *compiler) programOf(env *cel.Env, src Expr, ast *cel.Ast, what string) cel.Program {
 	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
 		c.errorf(src.Pos, "%s: %v", what, err)
@@ -563,7 +564,9 @@ func (c *compiler) compileMatch(s *Signature) {
 	s.match.horizon = c.duration(m.Horizon, "match.horizon")
 	s.match.skew = c.duration(m.Skew, "match.skew")
 	if m.By.Set() {
-		s.match.by = c.program(env0, m.By, cel.StringType, "match.by")
+		if ast := c.check(env0, m.By, cel.StringType, "match.by"); ast != nil {
+			s.match.by, s.match.byPlan = c.programOf(env0, m.By, ast, "match.by"), newKeyPlan(ast)
+		}
 	}
 	names := map[string]bool{"e": true, "params": true, "windows": true, "occurrence": true}
 	c.names = names

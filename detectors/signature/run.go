@@ -550,6 +550,9 @@ type keyMemo struct {
 // offered. Any other (a kept signal offered again, whose place in its
 // slice another may take) is evaluated each time.
 func (d *detector) matchBy(e *Event) (string, bool) {
+	if plan := d.sig.match.byPlan; plan != nil {
+		return plan.key(e), true
+	}
 	m := &d.byMemo
 	if e != m.e {
 		return evalKey(d.sig.match.by, d.activation(nil, e))

@@ -1,7 +1,12 @@
 package signature
 
+// The shortcuts: parts of expressions Go evaluates itself, before or
+// instead of their CEL programs, with the same results (a where's
+// equality guards, a join key of literals and fields).
+
 import (
 	"reflect"
+	"strings"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
@@ -96,6 +101,96 @@ func fieldOf(x ast.Expr, ident string, fields map[string]int) (int, bool) {
 	}
 	i, ok := fields[s.FieldName()]
 	return i, ok
+}
+
+// keyPlan is a join key that Go builds itself: the concatenation of
+// string literals and string fields of e (`e.host`,
+// `"old-datanode/" + e.datanode.uuid`). Nil for any other expression,
+// which its program evaluates.
+type keyPlan []keyPart
+
+// keyPart is a literal, or the field of e at path when path is set.
+type keyPart struct {
+	lit  string
+	path []int
+}
+
+// newKeyPlan returns the plan of a checked key expression, nil when it is
+// not one.
+func newKeyPlan(checked *cel.Ast) keyPlan {
+	var plan keyPlan
+	if !plan.add(checked.NativeRep().Expr()) {
+		return nil
+	}
+	return plan
+}
+
+func (p *keyPlan) add(x ast.Expr) bool {
+	switch x.Kind() {
+	case ast.LiteralKind:
+		s, ok := x.AsLiteral().(types.String)
+		*p = append(*p, keyPart{lit: string(s)})
+		return ok
+	case ast.SelectKind:
+		path, ok := pathOf(x, reflect.TypeFor[Event]())
+		*p = append(*p, keyPart{path: path})
+		return ok
+	case ast.CallKind:
+		c := x.AsCall()
+		return c.FunctionName() == operators.Add && !c.IsMemberFunction() && p.add(c.Args()[0]) && p.add(c.Args()[1])
+	}
+	return false
+}
+
+// pathOf reads a chain of selects from e ending in a string field, as
+// the field indexes from Event.
+func pathOf(x ast.Expr, t reflect.Type) ([]int, bool) {
+	var names []string
+	for x.Kind() == ast.SelectKind && !x.AsSelect().IsTestOnly() {
+		names = append(names, x.AsSelect().FieldName())
+		x = x.AsSelect().Operand()
+	}
+	if x.Kind() != ast.IdentKind || x.AsIdent() != "e" || len(names) == 0 {
+		return nil, false
+	}
+	var path []int
+	for i := len(names) - 1; i >= 0; i-- {
+		f, ok := fieldNamed(t, names[i])
+		if !ok {
+			return nil, false
+		}
+		path, t = append(path, f.Index...), f.Type
+	}
+	return path, t.Kind() == reflect.String
+}
+
+// fieldNamed finds the field of struct t that expressions name name.
+func fieldNamed(t reflect.Type, name string) (reflect.StructField, bool) {
+	if t.Kind() != reflect.Struct {
+		return reflect.StructField{}, false
+	}
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Tag.Get("json") == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// key builds the key for e.
+func (p keyPlan) key(e *Event) string {
+	if len(p) == 1 && p[0].path != nil {
+		return reflect.ValueOf(e).Elem().FieldByIndex(p[0].path).String()
+	}
+	var b strings.Builder
+	for _, k := range p {
+		if k.path == nil {
+			b.WriteString(k.lit)
+		} else {
+			b.WriteString(reflect.ValueOf(e).Elem().FieldByIndex(k.path).String())
+		}
+	}
+	return b.String()
 }
 
 // stringFields maps the names expressions give Event's string fields to

@@ -122,3 +122,48 @@ func TestPredicateAgreesWithItsProgram(t *testing.T) {
 		}
 	}
 }
+
+// A join key made of literals and string fields of e is built in Go, and
+// gives what its program gives; any other is left to the program.
+func TestKeyPlanAgreesWithItsProgram(t *testing.T) {
+	for _, tc := range []struct {
+		by   string
+		plan bool
+	}{
+		{`e.host`, true},
+		{`"old-datanode/" + e.datanode.uuid`, true},
+		{`e.host + "/" + e.component + "/" + e.datanode.host`, true},
+		{`e.datanode.uuid != "" ? e.datanode.uuid : e.host`, false},
+		{`hostkey(e.host)`, false},
+		{`string(e.container)`, false},
+	} {
+		t.Run(tc.by, func(t *testing.T) {
+			s := mustCompile(t, `signature: v1
+id: key-test
+problem: p
+title: t
+summary: s
+match:
+  by: '`+tc.by+`'
+  horizon: 1h
+  max_open: 2
+  steps:
+    - name: one
+      on: jvm_pause
+      emit: {severity: warning}
+`)
+			m := s.match
+			if (m.byPlan != nil) != tc.plan {
+				t.Fatalf("planned %v, want %v", m.byPlan != nil, tc.plan)
+			}
+			if m.byPlan == nil {
+				return
+			}
+			e := &Event{Host: "scm1.example.com", Component: "scm", Datanode: Datanode{UUID: "u-1", Host: "dn1"}, Container: 7}
+			want, ok := evalKey(m.by, &eventVars{vars: interpreter.EmptyActivation(), e: e})
+			if got := m.byPlan.key(e); !ok || got != want {
+				t.Errorf("plan gives %q, program %q (%v)", got, want, ok)
+			}
+		})
+	}
+}
