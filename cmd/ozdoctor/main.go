@@ -77,23 +77,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	v := viper.New()
 	root := &cobra.Command{
-		Use:   "ozdoctor",
-		Short: "Recognise known Apache Ozone defects in logs and metrics",
-		Long: wrap("ozdoctor reads the logs of Ozone's SCMs, OMs and datanodes (and their /prom metrics), "+
-			"recognises the signatures of known defects ("+knownDefects()+") and reports each with evidence "+
-			"and remediation steps.", helpWidth) + `
-
-Configuration: flags, then OZDOCTOR_* environment variables (OZDOCTOR_FORMAT,
-OZDOCTOR_TZ, OZDOCTOR_FAIL_ON, ...), then the --config file (YAML, TOML or JSON,
-keys named like the flags).
-
-` + exitCodesHelp,
+		Use:           "ozdoctor",
+		Short:         "Recognise known Apache Ozone defects in logs and metrics",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return loadConfig(v, cmd)
 		},
 	}
+	// The help names the built-in defects, which takes compiling the
+	// signatures: only a help that is shown pays for it.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		if cmd == root {
+			root.Long = rootLong()
+		}
+		help(cmd, args)
+	})
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRedactCmd(v))
@@ -103,6 +103,19 @@ keys named like the flags).
 	root.AddCommand(newAnalyzeCmd(v), newDetectorsCmd(v), newExplainCmd(v), newCatalogueCmd(v), newVersionCmd())
 	root.AddCommand(newRulesCmd(v), newWatchCmd(v), newTestCmd(v), newCheckCmd())
 	return root
+}
+
+// rootLong is the root command's help.
+func rootLong() string {
+	return wrap("ozdoctor reads the logs of Ozone's SCMs, OMs and datanodes (and their /prom metrics), "+
+		"recognises the signatures of known defects ("+knownDefects()+") and reports each with evidence "+
+		"and remediation steps.", helpWidth) + `
+
+Configuration: flags, then OZDOCTOR_* environment variables (OZDOCTOR_FORMAT,
+OZDOCTOR_TZ, OZDOCTOR_FAIL_ON, ...), then the --config file (YAML, TOML or JSON,
+keys named like the flags).
+
+` + exitCodesHelp
 }
 
 // helpWidth is the widest line of the root command's help.
