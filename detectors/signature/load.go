@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
@@ -101,36 +105,62 @@ func LoadPaths(paths []string) ([]*Signature, error) {
 }
 
 func compileAll(paths []string, read func(string) ([]byte, error), builtin bool) ([]*Signature, error) {
+	type unit struct {
+		file  *File
+		known map[catalogue.Kind]bool // the catalogue's kinds and the earlier files' signals
+		sig   *Signature
+		err   error
+	}
+	units := make([]unit, len(paths))
 	known := KnownKinds()
+	for i, p := range paths {
+		u := &units[i]
+		data, err := read(p)
+		if err == nil {
+			u.file, err = Parse(p, data)
+		}
+		if u.err = err; err != nil {
+			continue
+		}
+		u.known = known
+		if len(u.file.Signals) > 0 { // a later file may use an earlier one's signal
+			known = maps.Clone(known)
+			for _, d := range u.file.Signals {
+				known[catalogue.Kind(d.Kind)] = true
+			}
+		}
+	}
+	// Compiling is most of a load: the files compile on every core.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(units)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(units); i = int(next.Add(1)) - 1 {
+				if u := &units[i]; u.err == nil {
+					u.sig, u.err = Compile(paths[i], u.file, u.known)
+				}
+			}
+		})
+	}
+	wg.Wait()
 	var sigs []*Signature
 	var errs Errors
 	ids := map[string]string{}
-	for _, p := range paths {
-		data, err := read(p)
-		if err != nil {
-			errs = append(errs, &Error{File: p, Msg: err.Error()})
-			continue
-		}
-		f, err := Parse(p, data)
+	for i, p := range paths {
+		s, err := units[i].sig, units[i].err
 		if err == nil {
-			var s *Signature
-			if s, err = Compile(p, f, known); err == nil {
-				if prev, dup := ids[s.ID]; dup {
-					errs = append(errs, &Error{File: p, Pos: f.pos["id"], Msg: fmt.Sprintf("duplicate id %q (also in %s)", s.ID, prev)})
-					continue
-				}
-				ids[s.ID] = p
-				s.Builtin = builtin
-				s.doc.File = p
-				if builtin {
-					s.doc.File = "signatures/" + p
-				}
-				for _, e := range s.entries {
-					known[e.Kind] = true // a later file may use an earlier one's signal
-				}
-				sigs = append(sigs, s)
+			if prev, dup := ids[s.ID]; dup {
+				errs = append(errs, &Error{File: p, Pos: units[i].file.pos["id"], Msg: fmt.Sprintf("duplicate id %q (also in %s)", s.ID, prev)})
 				continue
 			}
+			ids[s.ID] = p
+			s.Builtin = builtin
+			s.doc.File = p
+			if builtin {
+				s.doc.File = "signatures/" + p
+			}
+			sigs = append(sigs, s)
+			continue
 		}
 		var es Errors
 		var e *Error
