@@ -142,3 +142,22 @@ func TestAttrsOfATypedGroupIsRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A file may match a signal an earlier file of the load declares, not
+// one a later file does: the files compile in parallel, in that order's
+// sight.
+func TestLaterFileUsesEarlierSignal(t *testing.T) {
+	user := strings.Replace(base, "id: test-sig\n", "id: test-user\n", 1)
+	i := strings.Index(user, "signals:\n")
+	user = user[:i] + user[strings.Index(user, "match:\n"):] // declares none: uses a.yaml's test_volume_failed
+	files := map[string]string{"a.yaml": base, "b.yaml": user}
+	read := func(p string) ([]byte, error) { return []byte(files[p]), nil }
+	sigs, err := compileAll([]string{"a.yaml", "b.yaml"}, read, false)
+	if err != nil || len(sigs) != 2 || sigs[1].ID != "test-user" {
+		t.Fatalf("a, b: %v %v", sigs, err)
+	}
+	_, err = compileAll([]string{"b.yaml", "a.yaml"}, read, false)
+	if err == nil || !strings.Contains(err.Error(), `b.yaml:`) || !strings.Contains(err.Error(), `unknown signal kind "test_volume_failed"`) {
+		t.Fatalf("b, a: got %v, want b.yaml's unknown kind", err)
+	}
+}
