@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/interpreter"
 
 	"go.yaml.in/yaml/v3"
 
@@ -193,7 +194,7 @@ func (d *detector) eachFollow(in *instance, e *Event, ev detectors.Evidence, emi
 			continue
 		}
 		act := d.activation(in, e)
-		if w := x.each.alts[0].where; w != nil && !w.holds(e, nil, act) {
+		if w := x.each.alts[0].where; w != nil && !w.holds(e, nil, func() interpreter.Activation { return act }) {
 			continue
 		}
 		out, _, err := x.each.same.Eval(act)

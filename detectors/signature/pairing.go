@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/interpreter"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
@@ -157,7 +158,7 @@ func (d *detector) completes(h *held, e *Event) bool {
 				continue
 			}
 			if f.where != nil {
-				if !f.where.holds(e, &h.Event, &eventVars{vars: d.varsAct, e: e, first: &h.Event}) {
+				if !f.where.holds(e, &h.Event, func() interpreter.Activation { return &eventVars{vars: d.varsAct, e: e, first: &h.Event} }) {
 					continue
 				}
 			}

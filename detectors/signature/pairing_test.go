@@ -149,8 +149,8 @@ match:
       emit: {severity: warning}
 `)
 	named := func(kind catalogue.Kind, at time.Duration, uuid, host string) catalogue.Signal {
-		s := sig(kind, at, "scm1", parsers.ComponentSCM)
-		s.Datanode = catalogue.Datanode{UUID: uuid, Host: host}
+		s := dnSig(kind, at, uuid)
+		s.Datanode.Host = host
 		return s
 	}
 	for _, tc := range []struct {

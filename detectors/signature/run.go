@@ -519,18 +519,13 @@ func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bo
 		if !ok || (in != nil && key != in.Key) {
 			continue
 		}
-		if w := a.where; w != nil {
-			if !w.pass(e, nil) {
-				continue
+		if a.where != nil && !a.where.holds(e, nil, func() interpreter.Activation {
+			if act == nil {
+				act = d.activation(in, e)
 			}
-			if !w.decided(nil) {
-				if act == nil {
-					act = d.activation(in, e)
-				}
-				if !isTrue(w.prg, act) {
-					continue
-				}
-			}
+			return act
+		}) {
+			continue
 		}
 		return i, key, true
 	}
@@ -782,14 +777,15 @@ func (d *detector) opened(in *instance) {
 // tableMatch reports whether e is a signal of alts (kinds and where) in
 // act, which it builds when needed.
 func (d *detector) tableMatch(alts []alt, in *instance, e *Event, act *interpreter.Activation) bool {
-	for _, a := range alts {
-		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) || a.where != nil && !a.where.pass(e, nil) {
-			continue
-		}
+	get := func() interpreter.Activation {
 		if *act == nil {
 			*act = d.activation(in, e)
 		}
-		if a.where == nil || a.where.decided(nil) || isTrue(a.where.prg, *act) {
+		return *act
+	}
+	for _, a := range alts {
+		if slices.Contains(a.kinds, catalogue.Kind(e.Kind)) && (a.where == nil || a.where.holds(e, nil, get)) {
+			get() // the caller reads the row keys in it
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ package signature
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	"cel.dev/cel-go/cel"
@@ -27,10 +28,10 @@ type predicate struct {
 	needsFirst bool // some guard reads first
 }
 
-// guard is one conjunct: e's field (an index of Event) equals lit, or
-// first's same field.
+// guard is one conjunct: e's field at path equals lit, or first's same
+// field.
 type guard struct {
-	field int
+	path  []int
 	first bool
 	lit   string
 }
@@ -41,10 +42,9 @@ func newPredicate(prg cel.Program, checked *cel.Ast) *predicate {
 		return nil
 	}
 	p := &predicate{prg: prg}
-	fields := stringFields()
 	conjuncts := andOf(checked.NativeRep().Expr(), nil)
 	for _, x := range conjuncts {
-		if g, ok := guardOf(x, fields); ok {
+		if g, ok := guardOf(x); ok {
 			p.guards = append(p.guards, g)
 			p.needsFirst = p.needsFirst || g.first
 		}
@@ -65,42 +65,29 @@ func andOf(x ast.Expr, out []ast.Expr) []ast.Expr {
 }
 
 // guardOf reads `e.f == "lit"`, `"lit" == e.f` or `e.f == first.f` (f a
-// string field of Event).
-func guardOf(x ast.Expr, fields map[string]int) (guard, bool) {
+// string field of Event, or of one of its structs: e.datanode.host).
+func guardOf(x ast.Expr) (guard, bool) {
 	if x.Kind() != ast.CallKind || x.AsCall().FunctionName() != operators.Equals {
 		return guard{}, false
 	}
 	args := x.AsCall().Args()
 	a, b := args[0], args[1]
-	if _, ok := fieldOf(a, "e", fields); !ok {
+	if _, ok := pathOf(a, "e"); !ok {
 		a, b = b, a
 	}
-	i, ok := fieldOf(a, "e", fields)
+	path, ok := pathOf(a, "e")
 	if !ok {
 		return guard{}, false
 	}
-	if j, ok := fieldOf(b, "first", fields); ok && j == i {
-		return guard{field: i, first: true}, true
+	if other, ok := pathOf(b, "first"); ok && slices.Equal(other, path) {
+		return guard{path: path, first: true}, true
 	}
 	if b.Kind() == ast.LiteralKind {
 		if s, ok := b.AsLiteral().(types.String); ok {
-			return guard{field: i, lit: string(s)}, true
+			return guard{path: path, lit: string(s)}, true
 		}
 	}
 	return guard{}, false
-}
-
-// fieldOf reads `ident.f` with f a string field of Event.
-func fieldOf(x ast.Expr, ident string, fields map[string]int) (int, bool) {
-	if x.Kind() != ast.SelectKind {
-		return 0, false
-	}
-	s := x.AsSelect()
-	if s.IsTestOnly() || s.Operand().Kind() != ast.IdentKind || s.Operand().AsIdent() != ident {
-		return 0, false
-	}
-	i, ok := fields[s.FieldName()]
-	return i, ok
 }
 
 // keyPlan is a join key that Go builds itself: the concatenation of
@@ -132,7 +119,7 @@ func (p *keyPlan) add(x ast.Expr) bool {
 		*p = append(*p, keyPart{lit: string(s)})
 		return ok
 	case ast.SelectKind:
-		path, ok := pathOf(x, reflect.TypeFor[Event]())
+		path, ok := pathOf(x, "e")
 		*p = append(*p, keyPart{path: path})
 		return ok
 	case ast.CallKind:
@@ -142,18 +129,35 @@ func (p *keyPlan) add(x ast.Expr) bool {
 	return false
 }
 
-// pathOf reads a chain of selects from e ending in a string field, as
-// the field indexes from Event.
-func pathOf(x ast.Expr, t reflect.Type) ([]int, bool) {
+// key builds the key for e.
+func (p keyPlan) key(e *Event) string {
+	if len(p) == 1 && p[0].path != nil {
+		return stringAt(e, p[0].path)
+	}
+	var b strings.Builder
+	for _, k := range p {
+		if k.path == nil {
+			b.WriteString(k.lit)
+		} else {
+			b.WriteString(stringAt(e, k.path))
+		}
+	}
+	return b.String()
+}
+
+// pathOf reads a chain of selects from ident (e or first) ending in a
+// string field, as the field indexes from Event.
+func pathOf(x ast.Expr, ident string) ([]int, bool) {
 	var names []string
 	for x.Kind() == ast.SelectKind && !x.AsSelect().IsTestOnly() {
 		names = append(names, x.AsSelect().FieldName())
 		x = x.AsSelect().Operand()
 	}
-	if x.Kind() != ast.IdentKind || x.AsIdent() != "e" || len(names) == 0 {
+	if x.Kind() != ast.IdentKind || x.AsIdent() != ident || len(names) == 0 {
 		return nil, false
 	}
 	var path []int
+	t := reflect.TypeFor[Event]()
 	for i := len(names) - 1; i >= 0; i-- {
 		f, ok := fieldNamed(t, names[i])
 		if !ok {
@@ -177,51 +181,22 @@ func fieldNamed(t reflect.Type, name string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
-// key builds the key for e.
-func (p keyPlan) key(e *Event) string {
-	if len(p) == 1 && p[0].path != nil {
-		return reflect.ValueOf(e).Elem().FieldByIndex(p[0].path).String()
-	}
-	var b strings.Builder
-	for _, k := range p {
-		if k.path == nil {
-			b.WriteString(k.lit)
-		} else {
-			b.WriteString(reflect.ValueOf(e).Elem().FieldByIndex(k.path).String())
-		}
-	}
-	return b.String()
-}
-
-// stringFields maps the names expressions give Event's string fields to
-// their indexes.
-func stringFields() map[string]int {
-	t := reflect.TypeFor[Event]()
-	out := map[string]int{}
-	for i := range t.NumField() {
-		if f := t.Field(i); f.Type.Kind() == reflect.String {
-			out[f.Tag.Get("json")] = i
-		}
-	}
-	return out
+// stringAt reads the string field of e at path.
+func stringAt(e *Event, path []int) string {
+	return reflect.ValueOf(e).Elem().FieldByIndex(path).String()
 }
 
 // pass reports whether e (and first, for a pair) pass the guards; when
 // they do not, the where is false.
 func (p *predicate) pass(e, first *Event) bool {
-	if len(p.guards) == 0 {
-		return true
-	}
-	ev := reflect.ValueOf(e).Elem()
 	for _, g := range p.guards {
-		v := ev.Field(g.field).String()
-		switch {
+		switch v := stringAt(e, g.path); {
 		case !g.first:
 			if v != g.lit {
 				return false
 			}
 		case first != nil:
-			if v != reflect.ValueOf(first).Elem().Field(g.field).String() {
+			if v != stringAt(first, g.path) {
 				return false
 			}
 		}
@@ -229,12 +204,11 @@ func (p *predicate) pass(e, first *Event) bool {
 	return true
 }
 
-// holds reports whether the where is true for e (and first) in act.
-func (p *predicate) holds(e, first *Event, act interpreter.Activation) bool {
-	return p.pass(e, first) && (p.decided(first) || isTrue(p.prg, act))
-}
-
-// decided reports whether guards that passed make the where true.
-func (p *predicate) decided(first *Event) bool {
-	return p.whole && (first != nil || !p.needsFirst)
+// holds reports whether the where is true for e (and first). act gives
+// the activation of its program, asked only when the guards cannot decide.
+func (p *predicate) holds(e, first *Event, act func() interpreter.Activation) bool {
+	if !p.pass(e, first) {
+		return false
+	}
+	return p.whole && (first != nil || !p.needsFirst) || isTrue(p.prg, act())
 }

@@ -3,6 +3,7 @@ package signature
 import (
 	"fmt"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -49,7 +50,8 @@ func TestPredicateGuards(t *testing.T) {
 		{`"scm" == e.component && e.duration > duration("1s")`, false, `component="scm"`, false},
 		{`e.component == "scm" && (e.host == "a" && e.thread == "t")`, false, `component="scm" host="a" thread="t"`, true},
 		{`e.component == "scm" || e.host == "a"`, false, ``, false},
-		{`e.datanode.host == "a"`, false, ``, false},
+		{`e.datanode.host == "a"`, false, `datanode.host="a"`, true},
+		{`e.datanode == first.datanode`, true, ``, false},
 		{`e.host != "a"`, false, ``, false},
 		{`e.host == first.host && e.thread == first.thread`, true, `host=first thread=first`, true},
 		{`e.host == first.thread`, true, ``, false},
@@ -58,14 +60,13 @@ func TestPredicateGuards(t *testing.T) {
 		t.Run(tc.where, func(t *testing.T) {
 			p := predicateOf(t, tc.where, tc.pair)
 			var got []string
-			fields := stringFields()
 			for _, g := range p.guards {
-				name := ""
-				for n, i := range fields {
-					if i == g.field {
-						name = n
-					}
+				var names []string
+				for t, i := reflect.TypeFor[Event](), 0; i < len(g.path); i++ {
+					f := t.Field(g.path[i])
+					names, t = append(names, f.Tag.Get("json")), f.Type
 				}
+				name := strings.Join(names, ".")
 				if g.first {
 					got = append(got, name+"=first")
 				} else {
@@ -97,6 +98,7 @@ func TestPredicateAgreesWithItsProgram(t *testing.T) {
 		{`"om" == e.component && e.thread != ""`, false},
 		{`e.host == first.host && (e.thread == "" || first.thread == "" || e.thread == first.thread) && e.datanode.host.split(".")[0] == first.datanode.host.split(".")[0]`, true},
 		{`e.host == first.host && e.thread == first.thread`, true},
+		{`e.datanode.host == first.datanode.host && e.host == "a"`, true},
 	} {
 		p := predicateOf(t, tc.where, tc.pair)
 		agreed, held := 0, 0
@@ -109,7 +111,7 @@ func TestPredicateAgreesWithItsProgram(t *testing.T) {
 				first = nil
 			}
 			want := isTrue(p.prg, act)
-			if got := p.holds(e, first, act); got != want {
+			if got := p.holds(e, first, func() interpreter.Activation { return act }); got != want {
 				t.Fatalf("%s on e=%+v first=%+v: holds %v, program %v", tc.where, e, first, got, want)
 			}
 			agreed++
