@@ -19,19 +19,19 @@ import (
 // reasoning its cases do not all reach (two returning replicas, lines in
 // every order, bounds).
 
-// registration16809 is the built-in signature's registration.
-func registration16809(t *testing.T) detectors.Registration {
+// registrationOf is the built-in signature id's registration.
+func registrationOf(t *testing.T, id string) detectors.Registration {
 	t.Helper()
 	sigs, err := builtins()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range sigs {
-		if s.ID == "empty-quasi-closed-delete" {
+		if s.ID == id {
 			return s.Registration()
 		}
 	}
-	t.Fatal("no signature empty-quasi-closed-delete")
+	t.Fatalf("no signature %s", id)
 	panic("unreachable")
 }
 
@@ -51,15 +51,21 @@ var (
 
 func at(d time.Duration) time.Time { return t0.Add(d) }
 
-// run16809 feeds signals through an engine with only this signature, in a
-// live and in a batch run, which must agree, and returns the findings by
-// key.
+// run16809 feeds signals through an engine with only this signature (runBuiltin).
 func run16809(t *testing.T, options map[string]string, sigs ...catalogue.Signal) map[string]detectors.Finding {
+	t.Helper()
+	return runBuiltin(t, "empty-quasi-closed-delete", options, sigs...)
+}
+
+// runBuiltin feeds signals through an engine with only the built-in
+// signature id, in a live and in a batch run, which must agree, and
+// returns the findings by key.
+func runBuiltin(t *testing.T, id string, options map[string]string, sigs ...catalogue.Signal) map[string]detectors.Finding {
 	t.Helper()
 	var runs [2]map[string]detectors.Finding
 	for i, batch := range []bool{false, true} {
 		env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: options, Batch: batch}
-		e, err := detectors.NewEngine([]detectors.Registration{registration16809(t)}, env)
+		e, err := detectors.NewEngine([]detectors.Registration{registrationOf(t, id)}, env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -468,7 +474,7 @@ func Test16809VersionAndIdentity(t *testing.T) {
 func Test16809BoundedState(t *testing.T) {
 	// The signature's bounds are its file's (max_open, max_rows): the Go
 	// detector's max_containers option is gone.
-	if _, err := detectors.ValidateOptions([]detectors.Registration{registration16809(t)}, map[string]string{"empty-quasi-closed-delete.max_containers": "2"}); err == nil {
+	if _, err := detectors.ValidateOptions([]detectors.Registration{registrationOf(t, "empty-quasi-closed-delete")}, map[string]string{"empty-quasi-closed-delete.max_containers": "2"}); err == nil {
 		t.Errorf("max_containers accepted")
 	}
 	// Evidence is bounded: the first and the latest lines are kept.
@@ -489,7 +495,7 @@ func Test16809BoundedState(t *testing.T) {
 
 func Test16809Options(t *testing.T) {
 	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: map[string]string{"skew_tolerance": "soon"}}
-	if _, err := registration16809(t).New(env); err == nil {
+	if _, err := registrationOf(t, "empty-quasi-closed-delete").New(env); err == nil {
 		t.Errorf("skew_tolerance=soon accepted")
 	}
 	// A tolerance of zero drops the skewed datanode lines.
@@ -500,7 +506,7 @@ func Test16809Options(t *testing.T) {
 }
 
 func Test16809DocKinds(t *testing.T) {
-	d := registration16809(t).Doc
+	d := registrationOf(t, "empty-quasi-closed-delete").Doc
 	if d.Name != "empty-quasi-closed-delete" || d.Defect != "HDDS-16809" || len(d.Kinds) != 10 || len(d.Metrics) != 1 || len(d.Remediation) != 4 ||
 		len(d.FalsePositives) == 0 || d.Resolves == "" || len(d.Needs) != 1 || d.Horizon != 24*time.Hour || d.Affected != ">=2.2.0" {
 		t.Errorf("doc: %+v", d)
@@ -511,7 +517,7 @@ func Test16809DocKinds(t *testing.T) {
 // a forced delete after it starts nothing. The state says what it holds.
 func Test16809HorizonAndStateStats(t *testing.T) {
 	env := &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity()}
-	det, err := registration16809(t).New(env)
+	det, err := registrationOf(t, "empty-quasi-closed-delete").New(env)
 	if err != nil {
 		t.Fatal(err)
 	}
