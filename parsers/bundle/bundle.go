@@ -143,7 +143,7 @@ type walker struct {
 	stopped  bool      // MaxTotalBytes reached
 	par      *parallel // in a WalkParallel: files on disk are dispatched
 	bufs     *buffers  // shared by the walkers of one walk
-	listed   []listed  // files on disk found, in a walk ordered by time
+	listing  listing   // files on disk found, in a walk ordered by time
 	heads    *heads    // reading the starts of the files listed
 }
 

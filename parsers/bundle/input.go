@@ -48,7 +48,7 @@ func (w *walker) walkInput(in string) {
 		}
 		w.walkDir(in, root, class)
 	case fi.Mode().IsRegular():
-		w.file(in, filepath.Base(in), fi)
+		w.file(in, filepath.Base(in), "", fi)
 	default:
 		w.problem(in, notRegular(fi.Mode()))
 	}
@@ -80,7 +80,7 @@ func (w *walker) walkDir(dir, root, class string) {
 				w.problem(p, openError("file", err))
 				continue
 			}
-			w.file(p, cls, fi)
+			w.file(dir, class, e.Name(), fi)
 		default:
 			w.problem(p, notRegular(mode))
 		}
@@ -100,20 +100,21 @@ func (w *walker) symlink(p, root string) {
 	w.problem(p, "symbolic link to "+target+", outside the input: skipped (name the target as an input to read it)")
 }
 
-// file visits a file on disk, or lists it in a walk ordered by time.
-func (w *walker) file(p, class string, fi fs.FileInfo) {
-	// Name and class are most often parts of the path: a walk listing many
-	// files keeps their bytes once (fi.Name() may even keep a longer string).
-	if strings.HasSuffix(p, class) {
-		class = p[len(p)-len(class):]
+// file visits the file name in the directory of display path dir and
+// class class (the input file dir itself when name is ""), or lists it in a
+// walk ordered by time.
+func (w *walker) file(dir, class, name string, fi fs.FileInfo) {
+	n := node{path: dir, class: class, size: fi.Size(), mod: fi.ModTime()}
+	if name != "" {
+		n.path, n.class = filepath.Join(dir, name), path.Join(class, name)
 	}
-	l := listed{path: p, class: class, size: fi.Size(), mod: fi.ModTime()}
+	n.name = filepath.Base(n.path)
 	if w.opt.FirstTime != nil {
-		w.heads.next <- headJob{i: len(w.listed), l: l}
-		w.listed = append(w.listed, l)
+		w.heads.next <- headJob{i: len(w.listing.files), n: n}
+		w.listing.add(dir, class, name, fi)
 		return
 	}
-	w.visitFile(l.node())
+	w.visitFile(n)
 }
 
 // visitFile visits a file on disk, or dispatches it in a WalkParallel.

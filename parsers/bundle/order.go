@@ -3,7 +3,11 @@ package bundle
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"io"
+	"io/fs"
+	"math"
+	"path"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -25,21 +29,98 @@ import (
 // headBytes is how much of a file's start FirstTime is shown.
 const headBytes = 8 << 10
 
-// listed is a file on disk found by a walk ordered by time: a walk of many
-// thousand files keeps what makes its node, not its fs.FileInfo (a whole
-// stat), and lets go of it once visited: its list shrinks to the files left
+// listing is the files on disk a walk by time found, kept small: a walk of
+// a hundred thousand files keeps what makes each one's node, not its
+// fs.FileInfo (a whole stat) nor its path (its directory's is kept once),
+// and lets go of the files visited: the list shrinks to the files left
 // each time half of them are.
-type listed struct {
-	path, class string // class is most often a part of path
-	size        int64
-	mod         time.Time
-	first       time.Time // zero: its start told no time
-	rank        int
+type listing struct {
+	dirs  []listedDir
+	names []byte // the files' names, one after the other
+	files []listed
 }
 
-// node returns the node a visit of l takes.
-func (l *listed) node() node {
-	return node{path: l.path, class: l.class, name: filepath.Base(l.path), size: l.size, mod: l.mod, rank: l.rank}
+// listedDir is the directory of files listed: its display path and class.
+type listedDir struct{ path, class string }
+
+// listed is a file of a listing.
+type listed struct {
+	size      int64
+	mod       int64 // modification time, Unix nanoseconds
+	first     int64 // Unix seconds of the time its start told, noTime if none
+	firstNsec int32
+	rank      int32  // place in name order
+	dir       uint32 // index in listing.dirs
+	name      uint32 // offset in listing.names
+	nameLen   uint16 // 0: the file is an input itself, its dir entry its own
+}
+
+// noTime is listed.first of a file whose start told no time: it sorts
+// before every other.
+const noTime = math.MinInt64
+
+// add lists a file named name in the directory of display path dir and
+// class class, or the input file dir itself when name is "".
+func (ls *listing) add(dir, class, name string, fi fs.FileInfo) {
+	if k := len(ls.dirs) - 1; k < 0 || ls.dirs[k].path != dir || ls.dirs[k].class != class || name == "" {
+		ls.dirs = append(ls.dirs, listedDir{dir, class})
+	}
+	ls.files = append(ls.files, listed{size: fi.Size(), mod: fi.ModTime().UnixNano(), first: noTime,
+		dir: uint32(len(ls.dirs) - 1), name: uint32(len(ls.names)), nameLen: uint16(len(name))})
+	ls.names = append(ls.names, name...)
+}
+
+// node returns the node a visit of the i-th file takes.
+func (ls *listing) node(i int) node {
+	l := &ls.files[i]
+	d := ls.dirs[l.dir]
+	n := node{path: d.path, class: d.class, size: l.size, mod: time.Unix(0, l.mod), rank: int(l.rank)}
+	if l.nameLen > 0 {
+		name := string(ls.names[l.name : l.name+uint32(l.nameLen)])
+		n.path, n.class = filepath.Join(d.path, name), path.Join(d.class, name)
+	}
+	n.name = filepath.Base(n.path)
+	return n
+}
+
+// told returns the time the start of l told, or zero.
+func (l *listed) told() time.Time {
+	if l.first == noTime {
+		return time.Time{}
+	}
+	return time.Unix(l.first, int64(l.firstNsec))
+}
+
+// setTold records t, the time the start of l told (zero: none).
+func (l *listed) setTold(t time.Time) {
+	if !t.IsZero() {
+		l.first, l.firstNsec = t.Unix(), int32(t.Nanosecond())
+	}
+}
+
+// compareTold orders files by the time their starts told, none first.
+func compareTold(a, b listed) int {
+	return cmp.Or(cmp.Compare(a.first, b.first), cmp.Compare(a.firstNsec, b.firstNsec))
+}
+
+// rest returns a listing of the files from the i-th on, holding only their
+// names and directories.
+func (ls *listing) rest(i int) listing {
+	out := listing{files: slices.Clone(ls.files[i:])}
+	dirs := map[uint32]uint32{}
+	for k := range out.files {
+		l := &out.files[k]
+		d, ok := dirs[l.dir]
+		if !ok {
+			d = uint32(len(out.dirs))
+			dirs[l.dir] = d
+			out.dirs = append(out.dirs, ls.dirs[l.dir])
+		}
+		name := ls.names[l.name : l.name+uint32(l.nameLen)]
+		l.dir, l.name = d, uint32(len(out.names))
+		out.names = append(out.names, name...)
+	}
+	return out
 }
 
 // heads reads the starts of the files a walk by time lists, with workers,
@@ -51,16 +132,16 @@ type heads struct {
 	done  bool
 }
 
-// headJob is a file listed and its place in walker.listed.
+// headJob is a file listed and its place in the listing.
 type headJob struct {
 	i int
-	l listed
+	n node
 }
 
 // headTime is the time the start of the i-th file listed told.
 type headTime struct {
-	i     int
 	first time.Time
+	i     int
 }
 
 // readHeads starts the workers that read the starts of the files listed.
@@ -70,7 +151,9 @@ func (w *walker) readHeads(workers int) *heads {
 		hs.wg.Go(func() {
 			h := newHeader()
 			for j := range hs.next {
-				hs.found[k] = append(hs.found[k], headTime{j.i, w.firstTime(h, j.l)})
+				if t := w.firstTime(h, j.n); !t.IsZero() {
+					hs.found[k] = append(hs.found[k], headTime{t, j.i})
+				}
 			}
 		})
 	}
@@ -90,33 +173,30 @@ func (hs *heads) wait() {
 // told.
 func (w *walker) walkListed() {
 	w.heads.wait()
-	files := w.listed
-	w.listed = nil
+	ls := w.listing
+	w.listing = listing{}
 	for _, found := range w.heads.found {
 		for _, t := range found {
-			files[t.i].first = t.first
+			ls.files[t.i].setTold(t.first)
 		}
 	}
 	w.heads.found = nil
-	for i := range files {
-		files[i].rank = i
+	for i := range ls.files {
+		ls.files[i].rank = int32(i)
 	}
-	// The zero time (no time told) sorts before every other.
-	slices.SortStableFunc(files, func(a, b listed) int { return a.first.Compare(b.first) })
-	for i := 0; i < len(files); i++ {
+	slices.SortStableFunc(ls.files, compareTold)
+	for i := 0; i < len(ls.files); i++ {
 		if w.done() {
 			return
 		}
-		if i >= shrinkAfter && i >= len(files)/2 {
-			// Half is visited: the rest moves to a list of its size.
-			files, i = slices.Clone(files[i:]), 0
+		if i >= shrinkAfter && i >= len(ls.files)/2 {
+			// Half is visited: the rest moves to a listing of its size.
+			ls, i = ls.rest(i), 0
 		}
-		l := files[i]
-		n := l.node()
-		if !l.first.IsZero() && i+1 < len(files) {
-			n.next = files[i+1].first
+		n := ls.node(i)
+		if l := &ls.files[i]; l.first != noTime && i+1 < len(ls.files) {
+			n.next = ls.files[i+1].told()
 		}
-		files[i] = listed{}
 		w.visitFile(n)
 	}
 }
@@ -142,8 +222,8 @@ func newHeader() *header {
 // firstTime returns the time Options.FirstTime finds at the start of a
 // file on disk, or zero: when it is not text, nor a gzip stream of text,
 // or cannot be read (its visit says why).
-func (w *walker) firstTime(h *header, l listed) time.Time {
-	f, err := openFile(l.path)
+func (w *walker) firstTime(h *header, file node) time.Time {
+	f, err := openFile(file.path)
 	if err != nil {
 		return time.Time{}
 	}
@@ -172,7 +252,7 @@ func (w *walker) firstTime(h *header, l listed) time.Time {
 	if sniff(head).name != "" {
 		return time.Time{} // an archive, or not text
 	}
-	host, comp, kind := Classify(l.class)
-	return w.opt.FirstTime(File{Path: l.path, Name: filepath.Base(l.path), Size: l.size, ModTime: l.mod,
+	host, comp, kind := Classify(file.class)
+	return w.opt.FirstTime(File{Path: file.path, Name: file.name, Size: file.size, ModTime: file.mod,
 		Host: host, Component: comp, Kind: kind}, head)
 }

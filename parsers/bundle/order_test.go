@@ -3,7 +3,10 @@ package bundle
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -93,6 +96,55 @@ func TestWalkOrderedByTimeOfManyFiles(t *testing.T) {
 		}
 		if want := filepath.Join(dir, fmt.Sprintf("f%05d.log", n-1-i)); path != want || f.Rank != n-1-i || !f.Next.Equal(wantNext) {
 			t.Fatalf("visit %d: %s rank %d next %v, want %s rank %d next %v", i, path, f.Rank, f.Next, want, n-1-i, wantNext)
+		}
+	}
+}
+
+// A walk by time hands on each file as a walk by name does (path, name,
+// size, time, host, component, kind): files beside and below directories,
+// and an input file named with a path no join would give.
+func TestWalkOrderedByTimeKeepsWhatFilesAre(t *testing.T) {
+	dir := t.TempDir()
+	for _, rel := range []string{"dn1/a.log", "dn1/sub/ozone-hadoop-scm-scm1.log", "dn1/z.log", "scm1/x.log"} {
+		writeFile(t, filepath.Join(dir, rel), []byte(scmLine))
+	}
+	input := dir + "/./scm1/x.log"
+	byTime, byName := walk(t, Options{FirstTime: firstRecordTime}, dir, input), walk(t, Options{}, dir, input)
+	if len(byTime.files) != 5 || byTime.files[input].Path != input {
+		t.Fatalf("files %v, want 5 with %s", slices.Sorted(maps.Keys(byTime.files)), input)
+	}
+	for p, f := range byName.files {
+		g := byTime.files[p]
+		g.Next, g.Rank = time.Time{}, 0
+		if !reflect.DeepEqual(g, f) {
+			t.Errorf("%s: by time %+v\nby name %+v", p, g, f)
+		}
+	}
+}
+
+// The rest of a listing holds the same files with only their names and
+// directories.
+func TestListingRest(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.log")
+	writeFile(t, p, []byte(scmLine))
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ls listing
+	for _, f := range []struct{ dir, class, name string }{{"in/a", "a", "1.log"}, {"in/a", "a", "2.log"}, {"in/b", "b", "3.log"}, {"x.log", "x.log", ""}} {
+		ls.add(f.dir, f.class, f.name, fi)
+	}
+	if len(ls.dirs) != 3 || string(ls.names) != "1.log2.log3.log" {
+		t.Fatalf("dirs %v names %q, want 3 dirs and each name once", ls.dirs, ls.names)
+	}
+	rest := ls.rest(2)
+	if len(rest.dirs) != 2 || string(rest.names) != "3.log" {
+		t.Fatalf("rest: dirs %v names %q", rest.dirs, rest.names)
+	}
+	for i, want := range []string{"in/b/3.log", "x.log"} {
+		if n, m := rest.node(i), ls.node(i+2); n.path != want || !reflect.DeepEqual(n, m) {
+			t.Errorf("rest file %d: %+v, want %s as %+v", i, n, want, m)
 		}
 	}
 }
