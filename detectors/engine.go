@@ -26,9 +26,11 @@ type Engine struct {
 	running []running
 	sched   *schedule
 	byKind  map[catalogue.Kind][]int
-	alerts  map[string]*alert // by detector + "\x00" + key
+	alerts  map[string]*alert       // by detector + "\x00" + key
+	steps   map[string]*remediation // by detector: parsed once, filled per finding
 	subs    []func(Transition)
-	all     *Collector // when opt.Collect
+	raw     []*Collector // see Collect
+	all     *Collector   // when opt.Collect
 	opt     EngineOptions
 	now     time.Time
 	swept   time.Time // clock of the last retention sweep
@@ -93,10 +95,9 @@ type EngineStats struct {
 }
 
 type running struct {
-	doc   Doc
-	det   Detector
-	emit  Emit         // made once: detectors are called per signal and tick
-	steps *remediation // likewise: findings are finalized one by one
+	doc  Doc
+	det  Detector
+	emit Emit // made once: detectors are called per signal and tick
 	// Unless awake, quiet is det's Quiet as its last Observe or Advance
 	// left it, and pos its place in the schedule's heap (see schedule).
 	quiet time.Time
@@ -120,7 +121,7 @@ type Transition struct {
 	Fingerprint string
 	From, To    State
 	Escalated   bool     // severity rose while the state stayed
-	Finding     Finding  // the finding as of the change, remediation not filled
+	Finding     Finding  // the finding as of the change, finalized (see Subscribe)
 	Previous    Severity // severity before the change (0 for a new alert)
 }
 
@@ -152,10 +153,10 @@ func NewEngineWith(regs []Registration, env *Env, opt EngineOptions) (*Engine, e
 	if opt.Tick <= 0 {
 		opt.Tick = DefaultTick
 	}
-	e := &Engine{env: env, byKind: map[catalogue.Kind][]int{}, alerts: map[string]*alert{}, opt: opt}
+	e := &Engine{env: env, byKind: map[catalogue.Kind][]int{}, alerts: map[string]*alert{}, steps: map[string]*remediation{}, opt: opt}
 	if opt.Collect {
 		e.all = &Collector{}
-		e.Subscribe(e.all.Add)
+		e.Collect(e.all)
 	}
 	for _, r := range regs {
 		d, err := r.New(env)
@@ -163,7 +164,8 @@ func NewEngineWith(regs []Registration, env *Env, opt EngineOptions) (*Engine, e
 			return nil, fmt.Errorf("detector %s: %w", r.Doc.Name, err)
 		}
 		i := len(e.running)
-		e.running = append(e.running, running{doc: r.Doc, det: d, emit: e.emitter(r.Doc), steps: r.Doc.remediation()})
+		e.running = append(e.running, running{doc: r.Doc, det: d, emit: e.emitter(r.Doc)})
+		e.steps[r.Doc.Name] = r.Doc.remediation()
 		for _, k := range r.Doc.Kinds {
 			e.byKind[k] = append(e.byKind[k], i)
 		}
@@ -172,8 +174,16 @@ func NewEngineWith(regs []Registration, env *Env, opt EngineOptions) (*Engine, e
 	return e, nil
 }
 
-// Subscribe hands every later transition to fn, in order.
+// Subscribe hands every later transition to fn, in order, its finding
+// finalized as a report shows it: remediation steps filled from the
+// detector's doc, datanodes completed with the identities learned so far.
+// The finding is finalized once per transition for all subscribers.
 func (e *Engine) Subscribe(fn func(Transition)) { e.subs = append(e.subs, fn) }
+
+// Collect hands every later transition to c, before the subscribers, with
+// its finding as the detector emitted it: a report finalizes its findings
+// at the end (Finalizer), with everything the run learned by then.
+func (e *Engine) Collect(c *Collector) { e.raw = append(e.raw, c) }
 
 // Kinds returns every signal kind some detector consumes.
 func (e *Engine) Kinds() map[catalogue.Kind]bool {
@@ -319,8 +329,8 @@ func (e *Engine) End(end time.Time) {
 }
 
 // Finish ends the input at end (End) and returns the run's findings when
-// the engine collects them (Collect), else the alerts it still remembers
-// that fired or resolved; finalized, sorted.
+// the engine collects them (EngineOptions.Collect), else the alerts it
+// still remembers that fired or resolved; finalized, sorted.
 func (e *Engine) Finish(end time.Time) []Finding {
 	e.End(end)
 	if e.all != nil {
@@ -329,18 +339,23 @@ func (e *Engine) Finish(end time.Time) []Finding {
 	out := []Finding{}
 	for _, f := range e.Alerts() {
 		if f.State != Pending {
-			out = append(out, e.Finalize(f))
+			out = append(out, f)
 		}
 	}
 	return out
 }
 
 // Alerts returns the alerts the engine remembers (pending, firing and
-// recently resolved), by start, detector and key.
+// recently resolved), by start, detector and key; finalized with the
+// identities learned so far, unless StateOnly keeps only their state.
 func (e *Engine) Alerts() []Finding {
 	out := make([]Finding, 0, len(e.alerts))
 	for _, k := range slices.Sorted(maps.Keys(e.alerts)) {
-		out = append(out, e.alerts[k].finding)
+		f := e.alerts[k].finding
+		if !e.opt.StateOnly {
+			f = e.Finalize(f)
+		}
+		out = append(out, f)
 	}
 	SortFindings(out)
 	return out
@@ -383,27 +398,20 @@ func compareFindings(a, b *Finding) int {
 // its detector's doc, and its datanodes completed with what the run has
 // learned since the detector emitted it.
 func (e *Engine) Finalize(f Finding) Finding {
-	for i := range e.running {
-		if r := &e.running[i]; r.doc.Name == f.Detector {
-			return finalize(f, e.env.Identity, r.steps)
-		}
-	}
-	return finalize(f, e.env.Identity, nil)
+	return finalizeWith(f, e.env.Identity, e.steps[f.Detector])
 }
 
 // Finalizer returns Finalize holding only what it needs (the detectors'
-// docs and the identities learned), not the detectors' state: a report
-// read after the run finalizes its findings as it goes.
+// docs and the identities learned), not the detectors' state: the findings
+// of a Collect-ed report are finalized with it as they are read, after the
+// run, so that a datanode whose identity was learned after its finding
+// was emitted is completed too.
 func (e *Engine) Finalizer() func(Finding) Finding {
-	steps := map[string]*remediation{}
-	for i := range e.running {
-		steps[e.running[i].doc.Name] = e.running[i].steps
-	}
-	id := e.env.Identity
-	return func(f Finding) Finding { return finalize(f, id, steps[f.Detector]) }
+	id, steps := e.env.Identity, e.steps
+	return func(f Finding) Finding { return finalizeWith(f, id, steps[f.Detector]) }
 }
 
-func finalize(f Finding, id *Identity, steps *remediation) Finding {
+func finalizeWith(f Finding, id *Identity, steps *remediation) Finding {
 	if len(f.Entities.Datanodes) > 0 {
 		dns := make([]catalogue.Datanode, len(f.Entities.Datanodes))
 		for i, d := range f.Entities.Datanodes {
@@ -488,6 +496,13 @@ func (e *Engine) send(t Transition) {
 	if !t.Update() {
 		e.stats.Transitions++
 	}
+	for _, c := range e.raw {
+		c.Add(t)
+	}
+	if len(e.subs) == 0 {
+		return // a bundle run's report is finalized once, at its end
+	}
+	t.Finding = e.Finalize(t.Finding)
 	for _, fn := range e.subs {
 		fn(t)
 	}

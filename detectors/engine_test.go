@@ -60,7 +60,7 @@ func TestEngineDispatchesByKindAndReplacesByKey(t *testing.T) {
 	}
 	var col Collector
 	var ts []Transition
-	e.Subscribe(col.Add)
+	e.Collect(&col)
 	e.Subscribe(func(t Transition) { ts = append(ts, t) })
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < 3; i++ {
@@ -69,7 +69,7 @@ func TestEngineDispatchesByKindAndReplacesByKey(t *testing.T) {
 	e.Observe(&catalogue.Signal{Kind: "other", Peer: "b", Time: t0.Add(5 * time.Second)})
 	e.Observe(&catalogue.Signal{Kind: "k", Peer: "c", Host: "h2", Time: t0.Add(10 * time.Minute)})
 	e.Finish(t0.Add(time.Hour))
-	fs := col.Findings(e.Finalize, nil).Slice()
+	fs := col.Findings(e.Finalizer(), nil).Slice()
 	if len(fs) != 2 {
 		t.Fatalf("want 2 findings (a, c), got %v", fs)
 	}
@@ -213,11 +213,11 @@ func TestEngineWithdrawsPendingAndExpiresResolved(t *testing.T) {
 	}
 	var col Collector
 	var to []State
-	e.Subscribe(col.Add)
+	e.Collect(&col)
 	e.Subscribe(func(t Transition) { to = append(to, t.To) })
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	e.Observe(&catalogue.Signal{Kind: "k", Peer: "x", Time: t0})
-	if fs := col.Findings(e.Finalize, nil).Slice(); len(fs) != 0 {
+	if fs := col.Findings(e.Finalizer(), nil).Slice(); len(fs) != 0 {
 		t.Errorf("a pending finding reached the report: %v", fs)
 	}
 	e.Observe(&catalogue.Signal{Kind: "k", Peer: "x", Time: t0.Add(time.Second)})
@@ -229,7 +229,7 @@ func TestEngineWithdrawsPendingAndExpiresResolved(t *testing.T) {
 	if !slices.Equal(to, []State{Pending, Inactive, Pending, Firing}) {
 		t.Errorf("transitions: %v", to)
 	}
-	if fs := col.Findings(e.Finalize, nil).Slice(); len(fs) != 1 || fs[0].Key != "y" {
+	if fs := col.Findings(e.Finalizer(), nil).Slice(); len(fs) != 1 || fs[0].Key != "y" {
 		t.Errorf("report: %v", fs)
 	}
 	// A resolved alert is forgotten after the retention, a firing one is not.

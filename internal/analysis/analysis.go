@@ -279,7 +279,7 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 	}
 	p.metrics = p.engine.Metrics()
 	if !opt.NoReport {
-		p.engine.Subscribe(p.collector.Add)
+		p.engine.Collect(&p.collector) // finalized at the end, by Finish
 	}
 	if opt.Subscribe != nil {
 		p.engine.Subscribe(opt.Subscribe)
@@ -350,8 +350,8 @@ func (p *Pipeline) Queued() int { return p.merger.Queued() }
 // Zone returns the zone of host's log timestamps.
 func (p *Pipeline) Zone(host string) *time.Location { return p.zone(host) }
 
-// Engine returns the pipeline's engine: its alerts, state and Finalize for
-// the sinks of a run that does not end.
+// Engine returns the pipeline's engine: its alerts and state for a run
+// that does not end.
 func (p *Pipeline) Engine() *detectors.Engine { return p.engine }
 
 // Release hands the signals that are due at wall time now to the engine

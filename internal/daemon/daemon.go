@@ -148,8 +148,7 @@ func New(cfg Config) (*Daemon, error) {
 		amc := cfg.Alertmanager
 		amc.Docs, amc.StateDir = docs, cfg.StateDir
 		var err error
-		// Finalize reads the engine: it is called under d.mu, from observe.
-		if d.am, err = alertmanager.New(amc, func(f detectors.Finding) detectors.Finding { return d.pipe.Engine().Finalize(f) }); err != nil {
+		if d.am, err = alertmanager.New(amc); err != nil {
 			return nil, err
 		}
 	}
@@ -158,8 +157,7 @@ func New(cfg Config) (*Daemon, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d.esq, err = sink.NewQueue(elasticsearch.QueueConfig{StateDir: cfg.StateDir},
-			func(f detectors.Finding) detectors.Finding { return d.pipe.Engine().Finalize(f) }); err != nil {
+		if d.esq, err = sink.NewQueue(elasticsearch.QueueConfig{StateDir: cfg.StateDir}); err != nil {
 			return nil, err
 		}
 	}
@@ -421,12 +419,7 @@ func (d *Daemon) writeCheckpoint() error {
 func (d *Daemon) Alerts() []detectors.Finding {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	eng := d.pipe.Engine()
-	out := []detectors.Finding{}
-	for _, f := range eng.Alerts() {
-		out = append(out, eng.Finalize(f))
-	}
-	return out
+	return d.pipe.Engine().Alerts()
 }
 
 // Report is the report of the current state: the alerts that fired or
@@ -434,11 +427,10 @@ func (d *Daemon) Alerts() []detectors.Finding {
 func (d *Daemon) Report() *report.Result {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	eng := d.pipe.Engine()
 	findings := []detectors.Finding{}
-	for _, f := range eng.Alerts() {
+	for _, f := range d.pipe.Engine().Alerts() {
 		if f.State != detectors.Pending {
-			findings = append(findings, eng.Finalize(f))
+			findings = append(findings, f)
 		}
 	}
 	r := &report.Result{Findings: detectors.FindingsOf(findings)}

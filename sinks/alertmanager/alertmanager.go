@@ -151,11 +151,10 @@ type TargetStats struct {
 // Sink sends transitions to Alertmanagers. Observe and Tick may be called
 // from different goroutines.
 type Sink struct {
-	cfg      Config
-	finalize func(detectors.Finding) detectors.Finding
-	docs     map[string]detectors.Doc
-	client   *http.Client
-	rand     func() float64
+	cfg    Config
+	docs   map[string]detectors.Doc
+	client *http.Client
+	rand   func() float64
 
 	tick sync.Mutex // one Tick at a time
 
@@ -213,11 +212,9 @@ type target struct {
 	stats    TargetStats
 }
 
-// New returns a sink for cfg. finalize, if not nil, completes a finding as a
-// report shows it (detectors.Engine.Finalize: remediation steps, datanodes'
-// identities) before it is sent. The state directory's queues are loaded;
-// a failure to read them is reported in Stats, not returned.
-func New(cfg Config, finalize func(detectors.Finding) detectors.Finding) (*Sink, error) {
+// New returns a sink for cfg. The state directory's queues are loaded; a
+// failure to read them is reported in Stats, not returned.
+func New(cfg Config) (*Sink, error) {
 	if len(cfg.URLs) == 0 {
 		return nil, errors.New("alertmanager: no URL")
 	}
@@ -242,7 +239,7 @@ func New(cfg Config, finalize func(detectors.Finding) detectors.Finding) (*Sink,
 	if cfg.MinFiring == 0 {
 		cfg.MinFiring = DefaultMinFiring
 	}
-	s := &Sink{cfg: cfg, finalize: finalize, docs: map[string]detectors.Doc{}, client: cfg.Client,
+	s := &Sink{cfg: cfg, docs: map[string]detectors.Doc{}, client: cfg.Client,
 		rand: cfg.Rand, firing: map[string]*firingAlert{}}
 	if s.client == nil {
 		s.client = &http.Client{Timeout: cfg.Timeout}
@@ -283,10 +280,7 @@ func (s *Sink) Observe(t detectors.Transition) {
 	if t.To == detectors.Resolved && t.From == detectors.Resolved {
 		return // an update of an alert Alertmanager already has as resolved
 	}
-	f := t.Finding
-	if s.finalize != nil {
-		f = s.finalize(f)
-	}
+	f := t.Finding // finalized by the engine
 	n := notice{Labels: s.labelsOf(f), Annotations: s.annotationsOf(f), StartsAt: f.Start}
 	if n.StartsAt.IsZero() {
 		n.StartsAt = t.At

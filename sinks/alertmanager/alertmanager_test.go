@@ -91,11 +91,15 @@ func newServer(t *testing.T) (*recorder, string) {
 	return r, srv.URL
 }
 
+// finding is a finding of testDoc's detector as the engine hands it on,
+// finalized: its remediation filled.
 func finding(state detectors.State, sev detectors.Severity) detectors.Finding {
-	return detectors.Finding{Detector: "scm-pause-stale-nodes", Defect: "HDDS-17519", Key: "scm1@10:00",
+	f := detectors.Finding{Detector: "scm-pause-stale-nodes", Defect: "HDDS-17519", Key: "scm1@10:00",
 		Severity: sev, Title: "Live datanodes marked STALE/DEAD after an SCM pause", Summary: "SCM scm1 paused 6m",
 		Entities: detectors.Entities{Hosts: []string{"scm1"}, Datanodes: []catalogue.Datanode{{UUID: "u2", Host: "dn2"}, {UUID: "u1", Host: "dn1"}}},
 		Start:    t0, State: state}
+	f.Remediation, _ = testDoc.Remediate(&f)
+	return f
 }
 
 func transition(from, to detectors.State, f detectors.Finding) detectors.Transition {
@@ -110,18 +114,13 @@ func transition(from, to detectors.State, f detectors.Finding) detectors.Transit
 var testDoc = detectors.Doc{Name: "scm-pause-stale-nodes", Explanation: "First paragraph.\n\nSecond one.",
 	Remediation: []string{"check {{index .Entities.Hosts 0}}"}}
 
-func finalize(f detectors.Finding) detectors.Finding {
-	f.Remediation, _ = testDoc.Remediate(&f)
-	return f
-}
-
 func newSink(t *testing.T, cfg Config) *Sink {
 	t.Helper()
 	if cfg.Rand == nil {
 		cfg.Rand = func() float64 { return 0.5 }
 	}
 	cfg.Docs = append(cfg.Docs, testDoc)
-	s, err := New(cfg, finalize)
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

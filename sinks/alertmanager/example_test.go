@@ -28,14 +28,16 @@ func Example() {
 		RunbookBase: "https://example.org/ozdoctor/runbooks/",
 		Docs:        docs,
 		StateDir:    "/var/lib/ozdoctor",
-	}, engine.Finalize)
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
+	// The engine hands on its findings finalized (remediation filled,
+	// datanodes completed), as the sink sends them.
 	engine.Subscribe(sink.Observe) // or analysis.Options{Subscribe: ...}
 
-	// Engine.Finalize reads the engine's state: call Observe (and so the
-	// engine) from one goroutine; Tick may run in its own.
+	// Call Observe (and so the engine) from one goroutine; Tick may run in
+	// its own.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	tick := time.NewTicker(time.Second)

@@ -46,9 +46,8 @@ const queueFile = "elasticsearch-findings.json"
 // document refused with another 4xx is dropped and counted. The template is
 // installed before the first document is sent.
 type Queue struct {
-	sink     *Sink
-	cfg      QueueConfig
-	finalize func(detectors.Finding) detectors.Finding
+	sink *Sink
+	cfg  QueueConfig
 
 	tick sync.Mutex // one Tick at a time
 
@@ -75,8 +74,7 @@ type queued struct {
 }
 
 // NewQueue returns the queue of s, loaded from the state directory.
-// finalize, if not nil, completes findings as reports show them.
-func (s *Sink) NewQueue(cfg QueueConfig, finalize func(detectors.Finding) detectors.Finding) (*Queue, error) {
+func (s *Sink) NewQueue(cfg QueueConfig) (*Queue, error) {
 	if cfg.MaxQueue <= 0 {
 		cfg.MaxQueue = 10000
 	}
@@ -89,10 +87,7 @@ func (s *Sink) NewQueue(cfg QueueConfig, finalize func(detectors.Finding) detect
 	if cfg.BackoffMax <= 0 {
 		cfg.BackoffMax = 5 * time.Minute
 	}
-	if finalize == nil {
-		finalize = func(f detectors.Finding) detectors.Finding { return f }
-	}
-	q := &Queue{sink: s, cfg: cfg, finalize: finalize, entries: map[string]*queued{}}
+	q := &Queue{sink: s, cfg: cfg, entries: map[string]*queued{}}
 	if cfg.StateDir == "" {
 		return q, nil
 	}
@@ -116,9 +111,9 @@ func (s *Sink) NewQueue(cfg QueueConfig, finalize func(detectors.Finding) detect
 
 // Observe queues the documents of a transition: the finding's (replacing
 // the one queued for it; a withdrawn pending alert's says "inactive") and,
-// for a change of state or severity, the transition's.
+// for a change of state or severity, the transition's. The engine
+// finalized the finding.
 func (q *Queue) Observe(t detectors.Transition) {
-	t.Finding = q.finalize(t.Finding)
 	if t.To == detectors.Inactive { // withdrawn: its document says so
 		t.Finding.State = detectors.Inactive
 	}

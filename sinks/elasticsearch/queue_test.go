@@ -24,7 +24,7 @@ func TestQueueSurvivesOutageAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := sink.NewQueue(elasticsearch.QueueConfig{StateDir: state}, nil)
+	q, err := sink.NewQueue(elasticsearch.QueueConfig{StateDir: state})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestQueueSurvivesOutageAndRestart(t *testing.T) {
 
 	// A restart: the queue comes back from the state directory.
 	f.State, f.End = detectors.Resolved, start.Add(time.Hour)
-	q, err = sink.NewQueue(elasticsearch.QueueConfig{StateDir: state}, nil)
+	q, err = sink.NewQueue(elasticsearch.QueueConfig{StateDir: state})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func Example() {
 		docs = append(docs, r.Doc)
 	}
 	engine, _ := detectors.NewEngineWith(registry.All(), &detectors.Env{}, detectors.EngineOptions{})
-	am, _ := alertmanager.New(alertmanager.Config{URLs: []string{"http://127.0.0.1:9093"}}, engine.Finalize)
+	am, _ := alertmanager.New(alertmanager.Config{URLs: []string{"http://127.0.0.1:9093"}})
 
 	m := metrics.New(metrics.Options{Version: "v0.1.0", Detectors: docs})
 	// The Alertmanager sink exports its queues' metrics itself.
