@@ -334,7 +334,7 @@ func (e *Engine) End(end time.Time) {
 func (e *Engine) Finish(end time.Time) []Finding {
 	e.End(end)
 	if e.all != nil {
-		return e.all.Findings(e.Finalize, nil).Slice()
+		return e.all.Findings(e.finalize, nil).Slice()
 	}
 	out := []Finding{}
 	for _, f := range e.Alerts() {
@@ -353,7 +353,7 @@ func (e *Engine) Alerts() []Finding {
 	for _, k := range slices.Sorted(maps.Keys(e.alerts)) {
 		f := e.alerts[k].finding
 		if !e.opt.StateOnly {
-			f = e.Finalize(f)
+			f = e.finalize(f)
 		}
 		out = append(out, f)
 	}
@@ -394,14 +394,14 @@ func compareFindings(a, b *Finding) int {
 	return strings.Compare(a.Detector, b.Detector)
 }
 
-// Finalize returns f as a report shows it: remediation steps filled from
+// finalize returns f as a report shows it: remediation steps filled from
 // its detector's doc, and its datanodes completed with what the run has
 // learned since the detector emitted it.
-func (e *Engine) Finalize(f Finding) Finding {
+func (e *Engine) finalize(f Finding) Finding {
 	return finalizeWith(f, e.env.Identity, e.steps[f.Detector])
 }
 
-// Finalizer returns Finalize holding only what it needs (the detectors'
+// Finalizer returns finalize holding only what it needs (the detectors'
 // docs and the identities learned), not the detectors' state: the findings
 // of a Collect-ed report are finalized with it as they are read, after the
 // run, so that a datanode whose identity was learned after its finding
@@ -502,7 +502,7 @@ func (e *Engine) send(t Transition) {
 	if len(e.subs) == 0 {
 		return // a bundle run's report is finalized once, at its end
 	}
-	t.Finding = e.Finalize(t.Finding)
+	t.Finding = e.finalize(t.Finding)
 	for _, fn := range e.subs {
 		fn(t)
 	}

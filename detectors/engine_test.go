@@ -429,7 +429,7 @@ func TestFinalizeFillsRemediationAsTheDocSays(t *testing.T) {
 		if err != nil {
 			byDoc = []string{err.Error()}
 		}
-		for how, got := range map[string][]string{"Remediate": byDoc, "Finalize": e.Finalize(f).Remediation, "Finalizer": finalizer(f).Remediation} {
+		for how, got := range map[string][]string{"Remediate": byDoc, "finalize": e.finalize(f).Remediation, "Finalizer": finalizer(f).Remediation} {
 			if !slices.Equal(got, want[d.Name]) {
 				t.Errorf("%s of %s: %q, want %q", how, d.Name, got, want[d.Name])
 			}
