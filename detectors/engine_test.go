@@ -436,3 +436,66 @@ func TestFinalizeFillsRemediationAsTheDocSays(t *testing.T) {
 		}
 	}
 }
+
+// dnToy raises one firing finding per signal, naming the signal's datanode
+// by UUID alone, as a line that gives no host does.
+type dnToy struct{}
+
+func (dnToy) Observe(s *catalogue.Signal, emit Emit) {
+	emit(Finding{Key: s.Peer, Severity: Warning, Start: s.Time, Entities: Entities{Datanodes: []catalogue.Datanode{{UUID: s.Peer}}}})
+}
+func (dnToy) Advance(time.Time, Emit)       {}
+func (dnToy) Quiet(now time.Time) time.Time { return now.Add(NoDeadline) }
+func (dnToy) End(time.Time, Emit)           {}
+func (dnToy) StateStats() []StateStat       { return nil }
+
+// A subscriber receives findings finalized by the engine: remediation
+// filled from the doc, a datanode completed with the identity learned
+// before the transition. Near miss: a datanode learned only after its
+// transition is sent as emitted (no host made up), and completed by what
+// reads the engine later (Alerts, a Collect-ed report with Finalizer); the
+// collector itself keeps the findings as emitted.
+func TestSubscribersReceiveFinalizedFindings(t *testing.T) {
+	reg := Registration{Doc: Doc{Name: "dn", Kinds: []catalogue.Kind{"k"},
+		Remediation: []string{"restart{{range .Entities.Datanodes}} {{.UUID}}@{{.Host}}{{end}}"}},
+		New: func(*Env) (Detector, error) { return dnToy{}, nil }}
+	e, err := NewEngineWith([]Registration{reg}, &Env{Settings: site.New(), Identity: NewIdentity()}, EngineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var col Collector
+	e.Collect(&col)
+	sent := map[string]Finding{}
+	e.Subscribe(func(tr Transition) { sent[tr.Finding.Key] = tr.Finding })
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	learn := func(at time.Duration, uuid, host string) {
+		e.Observe(&catalogue.Signal{Kind: "identity", Time: t0.Add(at), Datanode: catalogue.Datanode{UUID: uuid, Host: host}})
+	}
+	learn(0, "u1", "dn1")
+	e.Observe(&catalogue.Signal{Kind: "k", Peer: "u1", Time: t0.Add(time.Second)})
+	e.Observe(&catalogue.Signal{Kind: "k", Peer: "u2", Time: t0.Add(2 * time.Second)})
+	learn(3*time.Second, "u2", "dn2")
+
+	check := func(how string, f Finding, host, step string) {
+		t.Helper()
+		if len(f.Entities.Datanodes) != 1 || f.Entities.Datanodes[0].Host != host || !slices.Equal(f.Remediation, []string{step}) {
+			t.Errorf("%s %s: datanodes %+v remediation %q, want host %q and %q", how, f.Key, f.Entities.Datanodes, f.Remediation, host, step)
+		}
+	}
+	check("sent", sent["u1"], "dn1", "restart u1@dn1")
+	check("sent", sent["u2"], "", "restart u2@") // near miss: learned after
+	alerts := e.Alerts()
+	if len(alerts) != 2 {
+		t.Fatalf("alerts: %v", alerts)
+	}
+	for _, f := range alerts {
+		check("alert", f, "dn"+f.Key[1:], "restart "+f.Key+"@dn"+f.Key[1:])
+	}
+	if len(col.findings) != 2 || col.findings[0].Remediation != nil || col.findings[1].Entities.Datanodes[0].Host != "" {
+		t.Errorf("collector got findings not as emitted: %v", col.findings)
+	}
+	e.End(t0.Add(time.Minute))
+	for _, f := range col.Findings(e.Finalizer(), nil).Slice() {
+		check("report", f, "dn"+f.Key[1:], "restart "+f.Key+"@dn"+f.Key[1:])
+	}
+}
