@@ -32,8 +32,7 @@ const headBytes = 8 << 10
 // listing is the files on disk a walk by time found, kept small: a walk of
 // a hundred thousand files keeps what makes each one's node, not its
 // fs.FileInfo (a whole stat) nor its path (its directory's is kept once),
-// and lets go of the files visited: the list shrinks to the files left
-// each time half of them are.
+// and, ordered by time, lets go of each part of it once visited.
 type listing struct {
 	dirs  []listedDir
 	names []byte // the files' names, one after the other
@@ -103,10 +102,10 @@ func compareTold(a, b listed) int {
 	return cmp.Or(cmp.Compare(a.first, b.first), cmp.Compare(a.firstNsec, b.firstNsec))
 }
 
-// rest returns a listing of the files from the i-th on, holding only their
-// names and directories.
-func (ls *listing) rest(i int) listing {
-	out := listing{files: slices.Clone(ls.files[i:])}
+// part returns a listing of the files from the from-th to the to-th,
+// holding only their names and directories.
+func (ls *listing) part(from, to int) listing {
+	out := listing{files: slices.Clone(ls.files[from:to])}
 	dirs := map[uint32]uint32{}
 	for k := range out.files {
 		l := &out.files[k]
@@ -185,25 +184,35 @@ func (w *walker) walkListed() {
 		ls.files[i].rank = int32(i)
 	}
 	slices.SortStableFunc(ls.files, compareTold)
-	for i := 0; i < len(ls.files); i++ {
-		if w.done() {
-			return
+	// In parts of listedPart files, so that each is let go once visited.
+	var parts []listing
+	for from := 0; from < len(ls.files); from += listedPart {
+		parts = append(parts, ls.part(from, min(from+listedPart, len(ls.files))))
+	}
+	ls = listing{}
+	for k := range parts {
+		p := &parts[k]
+		for i := range p.files {
+			if w.done() {
+				return
+			}
+			n := p.node(i)
+			if p.files[i].first != noTime {
+				if i+1 < len(p.files) {
+					n.next = p.files[i+1].told()
+				} else if k+1 < len(parts) {
+					n.next = parts[k+1].files[0].told()
+				}
+			}
+			w.visitFile(n)
 		}
-		if i >= shrinkAfter && i >= len(ls.files)/2 {
-			// Half is visited: the rest moves to a listing of its size.
-			ls, i = ls.rest(i), 0
-		}
-		n := ls.node(i)
-		if l := &ls.files[i]; l.first != noTime && i+1 < len(ls.files) {
-			n.next = ls.files[i+1].told()
-		}
-		w.visitFile(n)
+		*p = listing{}
 	}
 }
 
-// shrinkAfter is how many files a walk by time visits at least before its
-// list shrinks to the files left.
-const shrinkAfter = 1024
+// listedPart is how many files of a walk by time make one part of its
+// list, let go once visited.
+const listedPart = 1024
 
 // header holds one reader's buffers for the starts of files.
 type header struct {

@@ -72,12 +72,12 @@ func TestWalkOrderedByTime(t *testing.T) {
 	}
 }
 
-// A walk by time of more files than its list keeps whole once half are
-// visited still visits each in time order and tells each the next one's
+// A walk by time of files in more than one part of its list (each let go
+// once visited) still visits each in time order and tells each the next one's
 // start and its place in name order (names here run against time).
 func TestWalkOrderedByTimeOfManyFiles(t *testing.T) {
 	dir := t.TempDir()
-	n := 2*shrinkAfter + 123
+	n := 2*listedPart + 123
 	start := time.Date(2026, 8, 23, 10, 21, 1, 114e6, time.UTC)
 	for i := range n {
 		line := strings.Replace(scmLine, "10:21:01,114", start.Add(time.Duration(i)*time.Second).Format("15:04:05,000"), 1)
@@ -122,9 +122,9 @@ func TestWalkOrderedByTimeKeepsWhatFilesAre(t *testing.T) {
 	}
 }
 
-// The rest of a listing holds the same files with only their names and
+// A part of a listing holds the same files with only their names and
 // directories.
-func TestListingRest(t *testing.T) {
+func TestListingPart(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f.log")
 	writeFile(t, p, []byte(scmLine))
 	fi, err := os.Stat(p)
@@ -138,13 +138,13 @@ func TestListingRest(t *testing.T) {
 	if len(ls.dirs) != 3 || string(ls.names) != "1.log2.log3.log" {
 		t.Fatalf("dirs %v names %q, want 3 dirs and each name once", ls.dirs, ls.names)
 	}
-	rest := ls.rest(2)
-	if len(rest.dirs) != 2 || string(rest.names) != "3.log" {
-		t.Fatalf("rest: dirs %v names %q", rest.dirs, rest.names)
+	part := ls.part(2, 4)
+	if len(part.dirs) != 2 || string(part.names) != "3.log" {
+		t.Fatalf("part: dirs %v names %q", part.dirs, part.names)
 	}
 	for i, want := range []string{"in/b/3.log", "x.log"} {
-		if n, m := rest.node(i), ls.node(i+2); n.path != want || !reflect.DeepEqual(n, m) {
-			t.Errorf("rest file %d: %+v, want %s as %+v", i, n, want, m)
+		if n, m := part.node(i), ls.node(i+2); n.path != want || !reflect.DeepEqual(n, m) {
+			t.Errorf("part file %d: %+v, want %s as %+v", i, n, want, m)
 		}
 	}
 }
