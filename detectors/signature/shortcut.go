@@ -1,12 +1,11 @@
 package signature
 
 // The shortcuts: parts of expressions Go evaluates itself, before or
-// instead of their CEL programs, with the same results (a where's
-// equality guards, a join key of literals and fields).
+// instead of their CEL programs, with the same results (a where's string
+// comparisons, a join key of literals and fields).
 
 import (
 	"reflect"
-	"slices"
 	"strings"
 
 	"cel.dev/cel-go/cel"
@@ -14,13 +13,17 @@ import (
 	"cel.dev/cel-go/common/operators"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/interpreter"
+
+	"github.com/ozdoctor/ozdoctor/detectors"
 )
 
 // predicate is a compiled where: its program, and those of its top-level
-// conjuncts that compare a string field of e with a literal or with the
-// same field of first (`e.component == "scm"`, `e.host == first.host`),
-// which Go checks before the program runs. Most signals a where turns
-// down fail one of them, and cost no evaluation.
+// conjuncts Go evaluates itself, checked before the program runs: string
+// comparisons (== and !=) of fields of e or first, literals and hostkey()
+// of a field, joined by &&, || and ! (`e.component == "scm"`,
+// `e.thread == "" || e.thread == first.thread`). Most signals a where
+// turns down fail one of them and cost no evaluation; when they are all of
+// it, the program never runs.
 type predicate struct {
 	prg        cel.Program
 	guards     []guard
@@ -28,12 +31,27 @@ type predicate struct {
 	needsFirst bool // some guard reads first
 }
 
-// guard is one conjunct: e's field at path equals lit, or first's same
-// field.
+// guard is one conjunct Go evaluates.
 type guard struct {
-	path  []int
-	first bool
-	lit   string
+	strExpr
+	first bool // it reads first
+}
+
+// strExpr is a boolean expression over strings that Go evaluates: a comparison of
+// a and b (op == or !=), or the &&, || or ! of args.
+type strExpr struct {
+	op   string
+	a, b operand
+	args []strExpr
+}
+
+// operand is a string literal, or the string field of e or first at path
+// (its hostkey when hostkey is set).
+type operand struct {
+	lit     string
+	path    []int // nil: lit
+	first   bool
+	hostkey bool
 }
 
 // newPredicate returns the predicate of a checked where, nil without one.
@@ -44,7 +62,8 @@ func newPredicate(prg cel.Program, checked *cel.Ast) *predicate {
 	p := &predicate{prg: prg}
 	conjuncts := andOf(checked.NativeRep().Expr(), nil)
 	for _, x := range conjuncts {
-		if g, ok := guardOf(x); ok {
+		if c, ok := strExprOf(x); ok {
+			g := guard{strExpr: c, first: c.readsFirst()}
 			p.guards = append(p.guards, g)
 			p.needsFirst = p.needsFirst || g.first
 		}
@@ -64,30 +83,108 @@ func andOf(x ast.Expr, out []ast.Expr) []ast.Expr {
 	return append(out, x)
 }
 
-// guardOf reads `e.f == "lit"`, `"lit" == e.f` or `e.f == first.f` (f a
-// string field of Event, or of one of its structs: e.datanode.host).
-func guardOf(x ast.Expr) (guard, bool) {
-	if x.Kind() != ast.CallKind || x.AsCall().FunctionName() != operators.Equals {
-		return guard{}, false
+// strExprOf reads x as a strExpr, if it is one.
+func strExprOf(x ast.Expr) (strExpr, bool) {
+	if x.Kind() != ast.CallKind || x.AsCall().IsMemberFunction() {
+		return strExpr{}, false
 	}
+	c := strExpr{op: x.AsCall().FunctionName()}
 	args := x.AsCall().Args()
-	a, b := args[0], args[1]
-	if _, ok := pathOf(a, "e"); !ok {
-		a, b = b, a
+	switch c.op {
+	case operators.Equals, operators.NotEquals:
+		var ok, okB bool
+		c.a, ok = operandOf(args[0])
+		c.b, okB = operandOf(args[1])
+		return c, ok && okB
+	case operators.LogicalAnd, operators.LogicalOr, operators.LogicalNot:
+		for _, a := range args {
+			sub, ok := strExprOf(a)
+			if !ok {
+				return strExpr{}, false
+			}
+			c.args = append(c.args, sub)
+		}
+		return c, true
 	}
-	path, ok := pathOf(a, "e")
-	if !ok {
-		return guard{}, false
-	}
-	if other, ok := pathOf(b, "first"); ok && slices.Equal(other, path) {
-		return guard{path: path, first: true}, true
-	}
-	if b.Kind() == ast.LiteralKind {
-		if s, ok := b.AsLiteral().(types.String); ok {
-			return guard{path: path, lit: string(s)}, true
+	return strExpr{}, false
+}
+
+// operandOf reads a string literal, a string field of e or first, or
+// hostkey() of such a field.
+func operandOf(x ast.Expr) (operand, bool) {
+	switch x.Kind() {
+	case ast.LiteralKind:
+		s, ok := x.AsLiteral().(types.String)
+		return operand{lit: string(s)}, ok
+	case ast.SelectKind:
+		if path, ok := pathOf(x, "e"); ok {
+			return operand{path: path}, true
+		}
+		path, ok := pathOf(x, "first")
+		return operand{path: path, first: true}, ok
+	case ast.CallKind:
+		if c := x.AsCall(); c.FunctionName() == "hostkey" && !c.IsMemberFunction() && len(c.Args()) == 1 {
+			if o, ok := operandOf(c.Args()[0]); ok && o.path != nil {
+				o.hostkey = true
+				return o, true
+			}
 		}
 	}
-	return guard{}, false
+	return operand{}, false
+}
+
+// readsFirst reports whether c reads a field of first.
+func (c *strExpr) readsFirst() bool {
+	if c.a.first || c.b.first {
+		return true
+	}
+	for i := range c.args {
+		if c.args[i].readsFirst() {
+			return true
+		}
+	}
+	return false
+}
+
+// eval evaluates c for e and first (first not nil when c reads it).
+func (c *strExpr) eval(e, first *Event) bool {
+	switch c.op {
+	case operators.Equals:
+		return c.a.of(e, first) == c.b.of(e, first)
+	case operators.NotEquals:
+		return c.a.of(e, first) != c.b.of(e, first)
+	case operators.LogicalNot:
+		return !c.args[0].eval(e, first)
+	case operators.LogicalOr:
+		for i := range c.args {
+			if c.args[i].eval(e, first) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range c.args { // &&
+		if !c.args[i].eval(e, first) {
+			return false
+		}
+	}
+	return true
+}
+
+// of returns the operand's string for e and first.
+func (o *operand) of(e, first *Event) string {
+	if o.path == nil {
+		return o.lit
+	}
+	ev := e
+	if o.first {
+		ev = first
+	}
+	if v := stringAt(ev, o.path); o.hostkey {
+		return detectors.HostKey(v)
+	} else {
+		return v
+	}
 }
 
 // keyPlan is a join key that Go builds itself: the concatenation of
@@ -187,18 +284,12 @@ func stringAt(e *Event, path []int) string {
 }
 
 // pass reports whether e (and first, for a pair) pass the guards; when
-// they do not, the where is false.
+// they do not, the where is false. A guard that reads first is passed over
+// without it.
 func (p *predicate) pass(e, first *Event) bool {
-	for _, g := range p.guards {
-		switch v := stringAt(e, g.path); {
-		case !g.first:
-			if v != g.lit {
-				return false
-			}
-		case first != nil:
-			if v != stringAt(first, g.path) {
-				return false
-			}
+	for i := range p.guards {
+		if g := &p.guards[i]; (first != nil || !g.first) && !g.eval(e, first) {
+			return false
 		}
 	}
 	return true

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"cel.dev/cel-go/common/operators"
 	"cel.dev/cel-go/interpreter"
 )
 
@@ -37,8 +38,9 @@ match:
 	return a.where
 }
 
-// The guards Go checks are the string equalities among the top-level
-// conjuncts; the rest is left to the program.
+// The guards Go checks are the top-level conjuncts made of string
+// comparisons, &&, || and ! over fields of e and first, literals and
+// hostkey(); the rest is left to the program.
 func TestPredicateGuards(t *testing.T) {
 	for _, tc := range []struct {
 		where  string
@@ -46,38 +48,72 @@ func TestPredicateGuards(t *testing.T) {
 		guards string
 		whole  bool
 	}{
-		{`e.component == "scm"`, false, `component="scm"`, true},
-		{`"scm" == e.component && e.duration > duration("1s")`, false, `component="scm"`, false},
-		{`e.component == "scm" && (e.host == "a" && e.thread == "t")`, false, `component="scm" host="a" thread="t"`, true},
-		{`e.component == "scm" || e.host == "a"`, false, ``, false},
-		{`e.datanode.host == "a"`, false, `datanode.host="a"`, true},
+		{`e.component == "scm"`, false, `e.component == "scm"`, true},
+		{`"scm" == e.component && e.duration > duration("1s")`, false, `"scm" == e.component`, false},
+		{`e.component == "scm" && (e.host == "a" && e.thread == "t")`, false, `e.component == "scm"; e.host == "a"; e.thread == "t"`, true},
+		{`e.component == "scm" || e.host == "a"`, false, `(e.component == "scm" || e.host == "a")`, true},
+		{`e.datanode.host == "a"`, false, `e.datanode.host == "a"`, true},
 		{`e.datanode == first.datanode`, true, ``, false},
-		{`e.host != "a"`, false, ``, false},
-		{`e.host == first.host && e.thread == first.thread`, true, `host=first thread=first`, true},
-		{`e.host == first.thread`, true, ``, false},
-		{`e.host == first.host && e.datanode.host.split(".")[0] == first.datanode.host.split(".")[0]`, true, `host=first`, false},
+		{`e.host != "a"`, false, `e.host != "a"`, true},
+		{`!(e.host == "a") && e.value > 0.0`, false, `!(e.host == "a")`, false},
+		{`e.host == first.host && e.thread == first.thread`, true, `e.host == first.host; e.thread == first.thread`, true},
+		{`e.host == first.thread`, true, `e.host == first.thread`, true},
+		{`e.host == first.host && (e.thread == "" || first.thread == "" || e.thread == first.thread) && hostkey(e.datanode.host) == hostkey(first.datanode.host)`, true,
+			`e.host == first.host; ((e.thread == "" || first.thread == "") || e.thread == first.thread); hostkey(e.datanode.host) == hostkey(first.datanode.host)`, true},
+		{`e.host == first.host && e.datanode.host.split(".")[0] == first.datanode.host.split(".")[0]`, true, `e.host == first.host`, false},
+		{`e.attrs["x"] == "a" || e.host == "a"`, false, ``, false},
+		{`e.text.startsWith("a") == true`, false, ``, false},
 	} {
 		t.Run(tc.where, func(t *testing.T) {
 			p := predicateOf(t, tc.where, tc.pair)
 			var got []string
 			for _, g := range p.guards {
-				var names []string
-				for t, i := reflect.TypeFor[Event](), 0; i < len(g.path); i++ {
-					f := t.Field(g.path[i])
-					names, t = append(names, f.Tag.Get("json")), f.Type
-				}
-				name := strings.Join(names, ".")
-				if g.first {
-					got = append(got, name+"=first")
-				} else {
-					got = append(got, fmt.Sprintf("%s=%q", name, g.lit))
-				}
+				got = append(got, describe(g.strExpr))
 			}
-			if strings.Join(got, " ") != tc.guards || p.whole != tc.whole {
-				t.Errorf("guards %q whole %v, want %q %v", strings.Join(got, " "), p.whole, tc.guards, tc.whole)
+			if strings.Join(got, "; ") != tc.guards || p.whole != tc.whole {
+				t.Errorf("guards %q whole %v, want %q %v", strings.Join(got, "; "), p.whole, tc.guards, tc.whole)
 			}
 		})
 	}
+}
+
+// describe writes x as an expression.
+func describe(x strExpr) string {
+	operand := func(o operand) string {
+		if o.path == nil {
+			return fmt.Sprintf("%q", o.lit)
+		}
+		names := []string{"e"}
+		if o.first {
+			names[0] = "first"
+		}
+		for t, i := reflect.TypeFor[Event](), 0; i < len(o.path); i++ {
+			f := t.Field(o.path[i])
+			names, t = append(names, f.Tag.Get("json")), f.Type
+		}
+		if s := strings.Join(names, "."); o.hostkey {
+			return "hostkey(" + s + ")"
+		} else {
+			return s
+		}
+	}
+	switch x.op {
+	case operators.Equals:
+		return operand(x.a) + " == " + operand(x.b)
+	case operators.NotEquals:
+		return operand(x.a) + " != " + operand(x.b)
+	case operators.LogicalNot:
+		return "!(" + describe(x.args[0]) + ")"
+	}
+	joint := " && "
+	if x.op == operators.LogicalOr {
+		joint = " || "
+	}
+	var parts []string
+	for _, a := range x.args {
+		parts = append(parts, describe(a))
+	}
+	return "(" + strings.Join(parts, joint) + ")"
 }
 
 // Whatever the guards decide, the predicate holds exactly when its
@@ -87,7 +123,7 @@ func TestPredicateAgreesWithItsProgram(t *testing.T) {
 	pick := func(vs ...string) string { return vs[r.Intn(len(vs))] }
 	event := func() *Event {
 		return &Event{Host: pick("a", "b"), Thread: pick("", "t1", "t2"), Component: pick("scm", "om", ""),
-			Datanode: Datanode{Host: pick("dn1.x", "dn1.y", "dn2.x")}}
+			Datanode: Datanode{Host: pick("dn1.x", "DN1.y", "dn2.x", " dn2", "10.0.0.5", "10.0.0.6")}}
 	}
 	for _, tc := range []struct {
 		where string
@@ -99,6 +135,11 @@ func TestPredicateAgreesWithItsProgram(t *testing.T) {
 		{`e.host == first.host && (e.thread == "" || first.thread == "" || e.thread == first.thread) && e.datanode.host.split(".")[0] == first.datanode.host.split(".")[0]`, true},
 		{`e.host == first.host && e.thread == first.thread`, true},
 		{`e.datanode.host == first.datanode.host && e.host == "a"`, true},
+		{`e.host == first.host && (e.thread == "" || first.thread == "" || e.thread == first.thread) && hostkey(e.datanode.host) == hostkey(first.datanode.host)`, true},
+		{`hostkey(e.datanode.host) == "dn1"`, false},
+		{`e.component != "" && !(e.host == "a" || e.thread == "t1")`, false},
+		{`e.host == first.thread || e.component == "om"`, true},
+		{`(e.component == "scm" || e.thread != "") && e.datanode.host.size() > 4`, false},
 	} {
 		p := predicateOf(t, tc.where, tc.pair)
 		agreed, held := 0, 0
