@@ -42,6 +42,7 @@ import (
 //	harness      detectors/cases,           test support, which runs what it tests the way a user does:
 //	             detectors/detectortest,    the case runner (also ozdoctor test), generated clusters, an
 //	             internal/scenario,         Alertmanager and an Elasticsearch for tests (peers)
+//	             internal/scenario/scripts,
 //	             internal/amtest,
 //	             internal/esstandin
 //	command      cmd/...                    main: the only place that reads flags, environment and config
@@ -62,7 +63,7 @@ var layers = []struct {
 	{"sinks", []string{"sinks", "sinks/..."}, false},
 	{"rules", []string{"rules", "dashboards"}, true},
 	{"application", []string{"internal/..."}, true},
-	{"harness", []string{"detectors/cases", "detectors/detectortest", "internal/scenario", "internal/amtest", "internal/esstandin"}, true},
+	{"harness", []string{"detectors/cases", "detectors/detectortest", "internal/scenario", "internal/scenario/scripts", "internal/amtest", "internal/esstandin"}, true},
 	{"command", []string{"cmd/..."}, true},
 }
 
@@ -230,22 +231,23 @@ func TestPackageDocs(t *testing.T) {
 // outside the patterns.
 func TestLayerOf(t *testing.T) {
 	for rel, want := range map[string]string{
-		"store/snapshot":         "store",
-		"parsers":                "parsers",
-		"parsers/es/esclient":    "parsers",
-		"detectors":              "engine",
-		"detectors/pausestale":   "detectors",
-		"detectors/registry":     "registry",
-		"detectors/cases":        "harness",
-		"signatures":             "detectors",
-		"report":                 "report",
-		"sinks/metrics":          "sinks",
-		"internal/stream":        "application",
-		"internal/scenario":      "harness",
-		"cmd/ozdoctor":           "command",
-		"detectorsx":             "",
-		"internal":               "",
-		"sinks/metrics/internal": "sinks",
+		"store/snapshot":            "store",
+		"parsers":                   "parsers",
+		"parsers/es/esclient":       "parsers",
+		"detectors":                 "engine",
+		"detectors/pausestale":      "detectors",
+		"detectors/registry":        "registry",
+		"detectors/cases":           "harness",
+		"signatures":                "detectors",
+		"report":                    "report",
+		"sinks/metrics":             "sinks",
+		"internal/stream":           "application",
+		"internal/scenario":         "harness",
+		"internal/scenario/scripts": "harness",
+		"cmd/ozdoctor":              "command",
+		"detectorsx":                "",
+		"internal":                  "",
+		"sinks/metrics/internal":    "sinks",
 	} {
 		i, _ := layerOf(rel)
 		got := ""

@@ -12,7 +12,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/daemon"
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 )
 
 // A real Prometheus with rules/ozdoctor-sidecar.yml scrapes a real daemon
@@ -20,7 +20,7 @@ import (
 // logs: the rules of the defects it found fire with the findings' labels.
 func TestSidecarRulesOnTheDaemon(t *testing.T) {
 	logs := t.TempDir()
-	s, r := scenario.Sample()
+	s, r := scripts.Sample()
 	r.Rotate, r.Gzip = false, false
 	if err := s.Render(logs, r); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 	"github.com/ozdoctor/ozdoctor/parsers/bundle"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 	"github.com/ozdoctor/ozdoctor/report"
@@ -153,7 +153,7 @@ func TestStreamedJSON(t *testing.T) {
 // characters, bytes that are not UTF-8.
 func TestSpilledFileListReadsTheSame(t *testing.T) {
 	dir := t.TempDir()
-	s, r := scenario.Sample()
+	s, r := scripts.Sample()
 	if err := s.Render(dir, r); err != nil {
 		t.Fatal(err)
 	}

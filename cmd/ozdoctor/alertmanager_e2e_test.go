@@ -18,6 +18,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/internal/amtest"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 )
 
 // The sidecar as a process against Debian's Alertmanager, on logs written
@@ -38,7 +39,7 @@ func TestWatchAlertmanagerEndToEnd(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second).Add(2 * time.Second)
 	incidentAt := start.Add(10 * time.Second)
 	s := scenario.New(7, start, 3*time.Minute, scenario.NewCluster(rand.New(rand.NewSource(7)), 1, 1, 3))
-	scenario.Scripts()["hdds17674/stuck-leader"](s, incidentAt)
+	scripts.All()["hdds17674/stuck-leader"](s, incidentAt)
 	src, logs, state := t.TempDir(), t.TempDir(), t.TempDir()
 	if err := s.Render(src, scenario.Render{Noise: 30}); err != nil { // a line every 2s per host
 		t.Fatal(err)

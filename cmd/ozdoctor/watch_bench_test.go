@@ -17,6 +17,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/internal/amtest"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 )
 
 // BenchmarkWatch10kLinesPerSecond runs the watch binary next to logs a
@@ -45,7 +46,7 @@ func BenchmarkWatch10kLinesPerSecond(b *testing.B) {
 	const hosts, rate = 20, 10000 // lines a second
 	start := time.Now().UTC().Truncate(time.Second).Add(20 * time.Second)
 	s := scenario.New(11, start, dur, scenario.NewCluster(rand.New(rand.NewSource(11)), 3, 3, hosts-6))
-	scenario.Scripts()["hdds16809/force-delete-deleting"](s, start.Add(30*time.Second))
+	scripts.All()["hdds16809/force-delete-deleting"](s, start.Add(30*time.Second))
 	src, logs, state := b.TempDir(), b.TempDir(), b.TempDir()
 	if err := s.Render(src, scenario.Render{Noise: rate * 60 / hosts}); err != nil {
 		b.Fatal(err)

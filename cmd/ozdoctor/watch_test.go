@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 )
 
 // freePort returns a loopback address nothing listens on.
@@ -262,7 +262,7 @@ func buildOzdoctor(t testing.TB) string {
 // sampleLogs renders the sample's cluster, unrotated, and returns its directory.
 func sampleLogs(t *testing.T) string {
 	src := t.TempDir()
-	s, r := scenario.Sample()
+	s, r := scripts.Sample()
 	r.Rotate, r.Gzip = false, false
 	if err := s.Render(src, r); err != nil {
 		t.Fatal(err)

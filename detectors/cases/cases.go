@@ -29,6 +29,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 )
 
 // Case is the case.json of a test case.
@@ -347,9 +348,9 @@ func render(c *Case, dir string) error {
 	}
 	s := scenario.New(c.Seed, c.Start, time.Duration(c.Duration), cl)
 	s.Site = c.Site
-	scripts := scenario.Scripts()
+	all := scripts.All()
 	for _, sc := range c.Scripts {
-		fn, ok := scripts[sc.Name]
+		fn, ok := all[sc.Name]
 		if !ok {
 			return fmt.Errorf("unknown script %q", sc.Name)
 		}

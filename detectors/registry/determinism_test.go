@@ -12,7 +12,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/detectortest"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 	"github.com/ozdoctor/ozdoctor/sinks"
 )
 
@@ -29,12 +29,12 @@ func TestReportsAreByteIdentical(t *testing.T) {
 	fourth, _ := testCases(t)
 	inputs := buildCases(t, fourth)
 	inputs[filepath.Join("..", "..", "examples", "bundles", "sample.tar.gz")] = nil
-	for _, f := range []scenario.Fleet{
+	for _, f := range []scripts.Fleet{
 		{Datanodes: 4, Periods: 4, Period: 3 * time.Hour, Noise: 1, Seed: 5},
 		{Datanodes: 4, Periods: 2, Period: 3 * time.Hour, Noise: 1, Seed: 6, EveryDefect: true},
 	} {
 		dir := t.TempDir()
-		if err := scenario.RenderFleet(dir, f); err != nil {
+		if err := scripts.RenderFleet(dir, f); err != nil {
 			t.Fatal(err)
 		}
 		inputs[dir] = nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 	"github.com/ozdoctor/ozdoctor/parsers/log4j"
@@ -25,7 +26,7 @@ import (
 //	        datanodes) over as many 6-hour periods as the size takes, 20
 //	        background events per host and minute, every host's logs its
 //	        own, rotated and gzipped, one of the five defects in each period
-//	        (scenario.RenderFleet)
+//	        (scripts.RenderFleet)
 //	dense   the sample's cluster (3 SCMs, 4 OMs, 6 datanodes) over as many
 //	        3-hour periods as the size takes, each with all five defects
 //	        and 4 background events per host and minute (a signal every
@@ -57,12 +58,12 @@ func benchBundle(b *testing.B) (dir string, files []string, size int64) {
 	files, size = listFiles(dir, ".log")
 	input := os.Getenv("OZDOCTOR_BENCH_INPUT")
 	if input == "" || input == "fleet" || input == "dense" {
-		f := scenario.Fleet{Datanodes: 50, Periods: 1 << 16, Period: 6 * time.Hour, Noise: 20, Seed: 1, Bytes: want}
+		f := scripts.Fleet{Datanodes: 50, Periods: 1 << 16, Period: 6 * time.Hour, Noise: 20, Seed: 1, Bytes: want}
 		if input == "dense" {
-			f = scenario.Fleet{Datanodes: 6, Periods: 1 << 16, Period: 3 * time.Hour, Noise: 4, Seed: 1, Bytes: want, EveryDefect: true}
+			f = scripts.Fleet{Datanodes: 6, Periods: 1 << 16, Period: 3 * time.Hour, Noise: 4, Seed: 1, Bytes: want, EveryDefect: true}
 		}
 		if _, all := listFiles(dir, ""); all < want {
-			if err := scenario.RenderFleet(dir, f); err != nil {
+			if err := scripts.RenderFleet(dir, f); err != nil {
 				b.Fatal(err)
 			}
 			files, size = listFiles(dir, ".log")
@@ -76,9 +77,9 @@ func benchBundle(b *testing.B) (dir string, files []string, size int64) {
 	var r scenario.Render
 	switch input {
 	case "day":
-		s, r = scenario.Cluster13(24*time.Hour, 20)
+		s, r = scripts.Cluster13(24*time.Hour, 20)
 	case "sample":
-		s, r = scenario.Sample()
+		s, r = scripts.Sample()
 	default:
 		b.Fatalf("OZDOCTOR_BENCH_INPUT=%q: want fleet, dense, day or sample", input)
 	}
@@ -199,8 +200,8 @@ func BenchmarkAnalyze(b *testing.B) {
 // kilobytes.
 func TestDenseFleet(t *testing.T) {
 	dir := t.TempDir()
-	f := scenario.Fleet{Datanodes: 6, Periods: 2, Period: 3 * time.Hour, Noise: 4, Seed: 3, EveryDefect: true}
-	if err := scenario.RenderFleet(dir, f); err != nil {
+	f := scripts.Fleet{Datanodes: 6, Periods: 2, Period: 3 * time.Hour, Noise: 4, Seed: 3, EveryDefect: true}
+	if err := scripts.RenderFleet(dir, f); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Run(context.Background(), Options{Inputs: []string{dir}, Detectors: registry.All()})

@@ -13,6 +13,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 )
 
 // BenchmarkLongRun streams OZDOCTOR_BENCH_DAYS (default 30) generated days
@@ -31,7 +32,7 @@ func BenchmarkLongRun(b *testing.B) {
 		days = n
 	}
 	noise := 2
-	scripts := scenario.Scripts()
+	all := scripts.All()
 	// The five defects in turn, as in the sample bundle.
 	names := []string{"hdds17519/skip-stale", "hdds17425/registered-during-finalization", "hdds17674/stuck-leader",
 		"hdds16839/lost-leadership", "hdds16809/force-delete"}
@@ -56,7 +57,7 @@ func BenchmarkLongRun(b *testing.B) {
 		for d := 0; d < days; d++ {
 			dayStart := start.Add(time.Duration(d) * 24 * time.Hour)
 			s := scenario.New(int64(d), dayStart, 24*time.Hour, cl)
-			scripts[names[d%len(names)]](s, dayStart.Add(6*time.Hour))
+			all[names[d%len(names)]](s, dayStart.Add(6*time.Hour))
 			dir := b.TempDir()
 			if err := s.Render(dir, scenario.Render{Noise: noise, Rotate: true}); err != nil {
 				b.Fatal(err)

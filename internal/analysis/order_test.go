@@ -12,7 +12,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 	"github.com/ozdoctor/ozdoctor/report"
 )
 
@@ -21,8 +21,8 @@ import (
 func renderFleet(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	f := scenario.Fleet{Datanodes: 4, Periods: 3, Period: 3 * time.Hour, Noise: 1, Seed: 7, EveryDefect: true}
-	if err := scenario.RenderFleet(dir, f); err != nil {
+	f := scripts.Fleet{Datanodes: 4, Periods: 3, Period: 3 * time.Hour, Noise: 1, Seed: 7, EveryDefect: true}
+	if err := scripts.RenderFleet(dir, f); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 )
 
 // Files read by several workers at once give the report one worker gives,
@@ -19,7 +20,7 @@ import (
 // cannot be read and one that is not a log.
 func TestWorkersGiveTheSameReport(t *testing.T) {
 	dir := t.TempDir()
-	s, r := scenario.Sample()
+	s, r := scripts.Sample()
 	if err := s.Render(filepath.Join(dir, "tarball"), r); err != nil {
 		t.Fatal(err)
 	}

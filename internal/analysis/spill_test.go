@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 	"github.com/ozdoctor/ozdoctor/report"
 )
 
@@ -17,7 +17,7 @@ import (
 // of a few hundred signals.
 func TestSpillGivesTheSameReport(t *testing.T) {
 	dir := t.TempDir()
-	s, r := scenario.Sample()
+	s, r := scripts.Sample()
 	if err := s.Render(dir, r); err != nil {
 		t.Fatal(err)
 	}

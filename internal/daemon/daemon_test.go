@@ -17,7 +17,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/detectors/registry"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 	"github.com/ozdoctor/ozdoctor/report"
 )
 
@@ -146,7 +146,7 @@ func TestWatchFindsWhatABundleRunFinds(t *testing.T) {
 func sampleRun(t *testing.T) (string, analysis.Options, *report.Result) {
 	t.Helper()
 	src := t.TempDir()
-	s, r := scenario.Sample()
+	s, r := scripts.Sample()
 	r.Rotate, r.Gzip = false, false
 	if err := s.Render(src, r); err != nil {
 		t.Fatal(err)

@@ -12,11 +12,11 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 )
 
 // benchInput returns the plain .log files of a generated fleet bundle
-// (scenario.RenderFleet: 3 SCMs, 4 OMs, 50 datanodes, 20 background events
+// (scripts.RenderFleet: 3 SCMs, 4 OMs, 50 datanodes, 20 background events
 // per host and minute, rotated and gzipped, one defect per 6-hour period)
 // of OZDOCTOR_BENCH_MIB MiB (default 256), kept in OZDOCTOR_BENCH_DIR when
 // set (bench/redact.sh) and generated when missing. Nothing is committed.
@@ -55,8 +55,8 @@ func benchInput(b *testing.B) (files []string, size int64) {
 	}
 	list()
 	if all < mib<<20 {
-		f := scenario.Fleet{Datanodes: 50, Periods: 1 << 16, Period: 6 * time.Hour, Noise: 20, Seed: 1, Bytes: mib << 20}
-		if err := scenario.RenderFleet(dir, f); err != nil {
+		f := scripts.Fleet{Datanodes: 50, Periods: 1 << 16, Period: 6 * time.Hour, Noise: 20, Seed: 1, Bytes: mib << 20}
+		if err := scripts.RenderFleet(dir, f); err != nil {
 			b.Fatal(err)
 		}
 		list()

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/internal/esstandin"
-	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	"github.com/ozdoctor/ozdoctor/internal/scenario/scripts"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/catalogue"
 	"github.com/ozdoctor/ozdoctor/parsers/es"
@@ -30,7 +30,7 @@ func BenchmarkDocuments(b *testing.B) {
 	if h, err := strconv.Atoi(os.Getenv("OZDOCTOR_BENCH_ES_HOURS")); err == nil && h > 0 {
 		hours = h
 	}
-	s, r := scenario.Cluster13(time.Duration(hours)*time.Hour, 100)
+	s, r := scripts.Cluster13(time.Duration(hours)*time.Hour, 100)
 	dir := b.TempDir()
 	if err := s.Render(dir, r); err != nil {
 		b.Fatal(err)

@@ -1,4 +1,4 @@
-package scenario
+package scripts
 
 import (
 	"crypto/sha256"

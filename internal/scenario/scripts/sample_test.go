@@ -1,4 +1,4 @@
-package scenario
+package scripts
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite examples/bundles/sample.tar.gz")
 
-const samplePath = "../../examples/bundles/sample.tar.gz"
+const samplePath = "../../../examples/bundles/sample.tar.gz"
 
 // The shipped sample bundle is exactly what Sample renders (compared after
 // decompression, so that a different gzip encoder does not matter).
@@ -22,7 +22,7 @@ func TestSampleBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *update {
-		if err := os.MkdirAll("../../examples/bundles", 0o755); err != nil {
+		if err := os.MkdirAll("../../../examples/bundles", 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(samplePath, b.Bytes(), 0o644); err != nil {
@@ -34,10 +34,10 @@ func TestSampleBundle(t *testing.T) {
 	}
 	committed, err := os.ReadFile(samplePath)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/scenario -run TestSampleBundle -update)", err)
+		t.Fatalf("%v (run go test ./internal/scenario/scripts -run TestSampleBundle -update)", err)
 	}
 	if !bytes.Equal(gunzip(t, committed), gunzip(t, b.Bytes())) {
-		t.Error("examples/bundles/sample.tar.gz differs from what Sample renders; run go test ./internal/scenario -run TestSampleBundle -update")
+		t.Error("examples/bundles/sample.tar.gz differs from what Sample renders; run go test ./internal/scenario/scripts -run TestSampleBundle -update")
 	}
 }
 

@@ -1,4 +1,4 @@
-package scenario
+package scripts
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ozdoctor/ozdoctor/internal/scenario"
 )
 
 // Fleet says what RenderFleet writes: a production-sized cluster's logs
@@ -40,9 +42,9 @@ func RenderFleet(dir string, f Fleet) error {
 		return err
 	}
 	start := time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
-	cl := NewCluster(rand.New(rand.NewSource(f.Seed)), 3, 4, f.Datanodes)
+	cl := scenario.NewCluster(rand.New(rand.NewSource(f.Seed)), 3, 4, f.Datanodes)
 	cl.Version = "2.3.0-SNAPSHOT" // as Cluster13: the version every sprinkled defect can happen on
-	scripts := Scripts()
+	scripts := All()
 	var written int64
 	incidents := []string{ // one per period in turn
 		"hdds17519/skip-stale",
@@ -56,7 +58,7 @@ func RenderFleet(dir string, f Fleet) error {
 	}
 	for p := 0; p < f.Periods; p++ {
 		from := start.Add(time.Duration(p) * f.Period)
-		s := New(f.Seed+int64(p), from, f.Period, cl)
+		s := scenario.New(f.Seed+int64(p), from, f.Period, cl)
 		if p == 0 {
 			s.Site = map[string]string{
 				"ozone.scm.ha.raft.server.close.threshold": "15m",
@@ -74,7 +76,7 @@ func RenderFleet(dir string, f Fleet) error {
 		if err != nil {
 			return err
 		}
-		err = s.Render(tmp, Render{Layout: LayoutFile, Noise: f.Noise, Rotate: true, Gzip: true})
+		err = s.Render(tmp, scenario.Render{Layout: scenario.LayoutFile, Noise: f.Noise, Rotate: true, Gzip: true})
 		var n int64
 		if err == nil {
 			n, err = movePeriod(tmp, dir, from.Format("2006-01-02T15"))

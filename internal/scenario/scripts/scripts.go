@@ -1,0 +1,19 @@
+// Package scripts gathers every named script of the scenario library, each
+// defect's from beside its detector or signature, and renders the clusters
+// that use them together: the shipped sample and the benchmarks' fleets.
+package scripts
+
+import "github.com/ozdoctor/ozdoctor/internal/scenario"
+
+// All returns every named script.
+func All() map[string]scenario.Script {
+	all := map[string]scenario.Script{}
+	for _, group := range []map[string]scenario.Script{
+		scenario.Scripts(),
+	} {
+		for name, s := range group {
+			all[name] = s
+		}
+	}
+	return all
+}
