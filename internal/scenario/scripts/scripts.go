@@ -3,12 +3,16 @@
 // that use them together: the shipped sample and the benchmarks' fleets.
 package scripts
 
-import "github.com/ozdoctor/ozdoctor/internal/scenario"
+import (
+	"github.com/ozdoctor/ozdoctor/internal/scenario"
+	hdds16809 "github.com/ozdoctor/ozdoctor/signatures/empty-quasi-closed-delete/scripts"
+)
 
 // All returns every named script.
 func All() map[string]scenario.Script {
 	all := map[string]scenario.Script{}
 	for _, group := range []map[string]scenario.Script{
+		hdds16809.Scripts(),
 		scenario.Scripts(),
 	} {
 		for name, s := range group {

@@ -1,9 +1,12 @@
-package scenario
+// Package scripts renders HDDS-16809's occurrences and near misses for the
+// cases of the empty-quasi-closed-delete signature.
+package scripts
 
 import (
 	"fmt"
 	"time"
 
+	"github.com/ozdoctor/ozdoctor/internal/scenario"
 	"github.com/ozdoctor/ozdoctor/parsers"
 )
 
@@ -12,8 +15,8 @@ import (
 // when that datanode returns, the report handler force-deletes the non-empty
 // replica. Lines are rendered from shared/ozone signatures-scm.md §3 (T40-T47),
 // §1.3 (T15-T20) and §6 (B23).
-func hdds16809Scripts() map[string]Script {
-	return map[string]Script{
+func Scripts() map[string]scenario.Script {
+	return map[string]scenario.Script{
 		// Positive variants.
 		"hdds16809/force-delete":          h16809ForceDelete,
 		"hdds16809/force-delete-deleting": h16809ForceDeleteDeleting,
@@ -56,17 +59,17 @@ const (
 
 // h16809Run holds the hosts and IDs of one script run.
 type h16809Run struct {
-	s         *Scenario
-	leader    Node // SCM whose ReplicationManager deletes the container
+	s         *scenario.Scenario
+	leader    scenario.Node // SCM whose ReplicationManager deletes the container
 	container uint64
 	pipeline  string
-	dns       []Node // replica holders; the last one is away at deletion time
+	dns       []scenario.Node // replica holders; the last one is away at deletion time
 	term      int64
 	cmdID     int64
 }
 
-func newH16809Run(s *Scenario) *h16809Run {
-	r := &h16809Run{s: s, container: uint64(1000 + s.Rand.Intn(90000)), pipeline: UUID(s.Rand),
+func newH16809Run(s *scenario.Scenario) *h16809Run {
+	r := &h16809Run{s: s, container: uint64(1000 + s.Rand.Intn(90000)), pipeline: scenario.UUID(s.Rand),
 		term: int64(2 + s.Rand.Intn(5)), cmdID: int64(100 + s.Rand.Intn(900))}
 	if len(s.Cluster.SCMs) > 0 {
 		r.leader = s.Cluster.SCMs[0]
@@ -82,37 +85,39 @@ func newH16809Run(s *Scenario) *h16809Run {
 }
 
 // away is the datanode that is DEAD when SCM deletes the container.
-func (r *h16809Run) away() Node { return r.dns[len(r.dns)-1] }
+func (r *h16809Run) away() scenario.Node { return r.dns[len(r.dns)-1] }
 
 // present are the datanodes whose (empty) replicas SCM knows at deletion time.
-func (r *h16809Run) present() []Node { return r.dns[:len(r.dns)-1] }
+func (r *h16809Run) present() []scenario.Node { return r.dns[:len(r.dns)-1] }
 
 // thread prefixes a thread name as Ozone does for n (signatures-scm.md §0.2).
-func (r *h16809Run) thread(n Node, name string) string { return r.s.Cluster.ThreadPrefix(n) + name }
+func (r *h16809Run) thread(n scenario.Node, name string) string {
+	return r.s.Cluster.ThreadPrefix(n) + name
+}
 
 func (r *h16809Run) jitter(max time.Duration) time.Duration {
 	return time.Duration(r.s.Rand.Int63n(int64(max)))
 }
 
 // dead renders SCM's DeadNodeHandler lines for dn (T15, T16).
-func (r *h16809Run) dead(at time.Time, dn Node) {
+func (r *h16809Run) dead(at time.Time, dn scenario.Node) {
 	th := r.thread(r.leader, "EventQueue-DeadNodeForDeadNodeHandler")
 	// T15 DeadNodeHandler.java:99 (signatures-scm.md §1.3).
-	r.s.Add(Line{At: at, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809DeadHandler, Thread: th,
+	r.s.Add(scenario.Line{At: at, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809DeadHandler, Thread: th,
 		Msg: "A dead datanode is detected. " + dn.Details(), Source: "DeadNodeHandler.java:99"})
 	// T16 DeadNodeHandler.java:121 (signatures-scm.md §1.3).
-	r.s.Add(Line{At: at.Add(3 * time.Millisecond), Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809DeadHandler, Thread: th,
+	r.s.Add(scenario.Line{At: at.Add(3 * time.Millisecond), Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809DeadHandler, Thread: th,
 		Msg: "Clearing command queue of size 0 for DN " + dn.Details(), Source: "DeadNodeHandler.java:121"})
 }
 
 // back renders SCM's lines for dn returning to HEALTHY (T18, T20).
-func (r *h16809Run) back(at time.Time, dn Node) {
+func (r *h16809Run) back(at time.Time, dn scenario.Node) {
 	// T18 HealthyReadOnlyNodeHandler.java:54 (signatures-scm.md §1.3).
-	r.s.Add(Line{At: at, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809ReadOnly,
+	r.s.Add(scenario.Line{At: at, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809ReadOnly,
 		Thread: r.thread(r.leader, "EventQueue-HealthyReadonlyNodeForHealthyReadOnlyNodeHandler"),
 		Msg:    "Datanode " + dn.Details() + " moved to HEALTHY READONLY state.", Source: "HealthyReadOnlyNodeHandler.java:54"})
 	// T20 ReadOnlyHealthyToHealthyNodeHandler.java:46 (signatures-scm.md §1.3; thread as in §1.5).
-	r.s.Add(Line{At: at.Add(3 * time.Second), Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809ToHealthy,
+	r.s.Add(scenario.Line{At: at.Add(3 * time.Second), Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809ToHealthy,
 		Thread: r.thread(r.leader, "EventQueue-HealthyReadonlyToHealthyNodeForReadOnlyHealthyToHealthyNodeHandler"),
 		Msg:    "Datanode " + dn.Details() + " moved to HEALTHY state.", Source: "ReadOnlyHealthyToHealthyNodeHandler.java:46"})
 }
@@ -130,7 +135,7 @@ func (r *h16809Run) emptyDelete(at time.Time, bcsid, maxReplica int64) {
 		origins += d.UUID
 	}
 	// T40 EmptyContainerHandler.java:99 (signatures-scm.md §3.2).
-	r.s.Add(Line{At: at, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809EmptyHandler,
+	r.s.Add(scenario.Line{At: at, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809EmptyHandler,
 		Thread: r.thread(r.leader, "ReplicationMonitor"), Source: "EmptyContainerHandler.java:99",
 		Msg: fmt.Sprintf("Deleting empty QUASI_CLOSED container #%d (container BCSID=%d, max replica BCSID=%d) with %d replicas "+
 			"from originIds: [%s]. If resurrected, container will transition to QUASI_CLOSED", r.container, bcsid, maxReplica, len(known), origins)})
@@ -150,7 +155,7 @@ func (r *h16809Run) rmDeletes(at time.Time, state string, stateEnter time.Time) 
 		dnDeadline := t.Add(6 * time.Minute).UnixMilli()
 		r.cmdID++
 		// T42 ReplicationManager.java:666 (signatures-scm.md §3.2, B03).
-		r.s.Add(Line{At: t, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809RM,
+		r.s.Add(scenario.Line{At: t, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809RM,
 			Thread: r.thread(r.leader, "ReplicationMonitor"), Source: "ReplicationManager.java:666",
 			Msg: fmt.Sprintf("Sending command [deleteContainerCommand: cmdID: %d, encodedToken: \"\", term: %d, deadlineMsSinceEpoch: %d, "+
 				"containerID: %d, replicaIndex: 0, force: false] for container ContainerInfo{id=#%d, state=%s, stateEnterTime=%s, "+
@@ -163,17 +168,17 @@ func (r *h16809Run) rmDeletes(at time.Time, state string, stateEnter time.Time) 
 // dnDelete renders a datanode deleting its replica: T46 in its log and T47
 // in its dn-container log ("Container force deleted" or "Empty container
 // deleted").
-func (r *h16809Run) dnDelete(at time.Time, dn Node, from string, nonEmpty bool, bcsid int64, ri int) {
+func (r *h16809Run) dnDelete(at time.Time, dn scenario.Node, from string, nonEmpty bool, bcsid int64, ri int) {
 	r.dnDeleteOf(at, dn, r.container, r.pipeline, from, nonEmpty, bcsid, ri, nonEmpty)
 }
 
-func (r *h16809Run) dnDeleteOf(at time.Time, dn Node, container uint64, pipeline, from string, nonEmpty bool, bcsid int64, ri int, force bool) {
+func (r *h16809Run) dnDeleteOf(at time.Time, dn scenario.Node, container uint64, pipeline, from string, nonEmpty bool, bcsid int64, ri int, force bool) {
 	empty := "empty"
 	if nonEmpty {
 		empty = "non-empty"
 	}
 	// T46 KeyValueContainer.java:425 with ContainerData.toString (signatures-scm.md §0.1, §3.3).
-	r.s.Add(Line{At: at, Host: dn.Host, Level: parsers.LevelWarn, Logger: h16809KVContainer,
+	r.s.Add(scenario.Line{At: at, Host: dn.Host, Level: parsers.LevelWarn, Logger: h16809KVContainer,
 		Thread: r.thread(dn, "DeleteContainerThread-0"), Source: "KeyValueContainer.java:425",
 		Msg: fmt.Sprintf("Marked container DELETED from %s: KeyValueContainerData #%d (DELETED, %s, ri=%d, origin=[dn_%s, pipeline_%s])",
 			from, container, empty, ri, dn.UUID, pipeline)})
@@ -182,13 +187,13 @@ func (r *h16809Run) dnDeleteOf(at time.Time, dn Node, container uint64, pipeline
 		msg, src = "Container force deleted", "ContainerLogger.java:119"
 	}
 	// T47 ContainerLogger.java:119/:121, dn-container log (signatures-scm.md §3.3, §4.2).
-	r.s.Add(Line{At: at.Add(2 * time.Millisecond), Host: dn.Host, Level: parsers.LevelInfo, Logger: h16809ContainerLog,
+	r.s.Add(scenario.Line{At: at.Add(2 * time.Millisecond), Host: dn.Host, Level: parsers.LevelInfo, Logger: h16809ContainerLog,
 		Source: src, File: parsers.KindContainer,
 		Msg: fmt.Sprintf("ID=%d | Index=%d | BCSID=%d | State=DELETED | %s", container, ri, bcsid, msg)})
 }
 
 // details renders the report handlers' detailsForLogging (signatures-scm.md §0.1).
-func h16809Details(container uint64, scmState string, sid int64, ri int, replicaState string, bcsid int64, dn Node, nonEmpty bool) string {
+func h16809Details(container uint64, scmState string, sid int64, ri int, replicaState string, bcsid int64, dn scenario.Node, nonEmpty bool) string {
 	empty := "empty"
 	if nonEmpty {
 		empty = "non-empty"
@@ -202,13 +207,13 @@ func h16809Details(container uint64, scmState string, sid int64, ri int, replica
 
 // reportDelete renders the delete a report handler sends on the leader (T43)
 // and the "Skip sending" WARN of every follower SCM for the same report.
-func (r *h16809Run) reportDelete(at time.Time, leader Node, logger string, force bool, reason, details string) {
+func (r *h16809Run) reportDelete(at time.Time, leader scenario.Node, logger string, force bool, reason, details string) {
 	f := ""
 	if force {
 		f = "force"
 	}
 	// T43 AbstractContainerReportHandler.java:459 (signatures-scm.md §3.2).
-	r.s.Add(Line{At: at, Host: leader.Host, Level: parsers.LevelInfo, Logger: logger,
+	r.s.Add(scenario.Line{At: at, Host: leader.Host, Level: parsers.LevelInfo, Logger: logger,
 		Thread: r.thread(leader, "FixedThreadPoolWithAffinityExecutor-0-0"), Source: "AbstractContainerReportHandler.java:459",
 		Msg: fmt.Sprintf("Sending %sDeleteContainerCommand due to %s for %s", f, reason, details)})
 	for i, n := range r.s.Cluster.SCMs {
@@ -217,15 +222,15 @@ func (r *h16809Run) reportDelete(at time.Time, leader Node, logger string, force
 		}
 		// AbstractContainerReportHandler.java:451-452 on a follower (signatures-scm.md §3.2),
 		// NotLeaderException text (signatures-dn-om.md, Ratis exceptions).
-		r.s.Add(Line{At: at.Add(time.Duration(5+i*7) * time.Millisecond), Host: n.Host, Level: parsers.LevelWarn, Logger: logger,
+		r.s.Add(scenario.Line{At: at.Add(time.Duration(5+i*7) * time.Millisecond), Host: n.Host, Level: parsers.LevelWarn, Logger: logger,
 			Thread: r.thread(n, fmt.Sprintf("FixedThreadPoolWithAffinityExecutor-%d-0", i)), Source: "AbstractContainerReportHandler.java:451",
 			Msg: "Skip sending DeleteContainerCommand for " + details + ": " +
-				fmt.Sprintf(h16809NotLeaderText, MemberID(n, r.s.Cluster.SCMGroup()), leader.UUID, leader.Host)})
+				fmt.Sprintf(h16809NotLeaderText, scenario.MemberID(n, r.s.Cluster.SCMGroup()), leader.UUID, leader.Host)})
 	}
 }
 
 // resurrect renders T44 (to QUASI_CLOSED) or T45 (to CLOSED) on the leader.
-func (r *h16809Run) resurrect(at time.Time, from, replicaState string, keys, bcsid int64, dn Node) {
+func (r *h16809Run) resurrect(at time.Time, from, replicaState string, keys, bcsid int64, dn scenario.Node) {
 	msg := fmt.Sprintf("Resurrecting container #%d from %s to QUASI_CLOSED due to non-empty %s replica (keyCount=%d, BCSID=%d) from %s",
 		r.container, from, replicaState, keys, bcsid, dn.Details())
 	src := "AbstractContainerReportHandler.java:349" // T44
@@ -235,14 +240,14 @@ func (r *h16809Run) resurrect(at time.Time, from, replicaState string, keys, bcs
 		src = "AbstractContainerReportHandler.java:342" // T45
 	}
 	// T44/T45 AbstractContainerReportHandler.java:349/:342 (signatures-scm.md §3.2).
-	r.s.Add(Line{At: at, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809FCR,
+	r.s.Add(scenario.Line{At: at, Host: r.leader.Host, Level: parsers.LevelInfo, Logger: h16809FCR,
 		Thread: r.thread(r.leader, "FixedThreadPoolWithAffinityExecutor-0-0"), Source: src, Msg: msg})
 }
 
 // h16809Prelude renders the away datanode being stopped and going DEAD
 // (after ozone.scm.dead.node.interval, 10 min) before the deletion at at,
 // and returns the run.
-func h16809Prelude(s *Scenario, at time.Time) (*h16809Run, bool) {
+func h16809Prelude(s *scenario.Scenario, at time.Time) (*h16809Run, bool) {
 	r := newH16809Run(s)
 	if len(r.dns) < 2 || len(s.Cluster.SCMs) == 0 {
 		return nil, false
@@ -265,7 +270,7 @@ func (r *h16809Run) returns(ret time.Time) {
 // BCSID, then the returning datanode's non-empty replica at the container's
 // BCSID is force-deleted (T43, followers' "Skip sending") and the datanode
 // confirms (T46, T47).
-func h16809ForceDelete(s *Scenario, at time.Time) {
+func h16809ForceDelete(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -283,7 +288,7 @@ func h16809ForceDelete(s *Scenario, at time.Time) {
 // h16809ForceDeleteDeleting: the away datanode returns while the container
 // is still DELETING; the incremental report handler force-deletes its
 // non-empty CLOSED replica with reason DELETING.
-func h16809ForceDeleteDeleting(s *Scenario, at time.Time) {
+func h16809ForceDeleteDeleting(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -300,7 +305,7 @@ func h16809ForceDeleteDeleting(s *Scenario, at time.Time) {
 
 // h16809SCMOnly: the defect seen only in SCM logs (the returning datanode's
 // lines are not in the bundle).
-func h16809SCMOnly(s *Scenario, at time.Time) {
+func h16809SCMOnly(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -316,7 +321,7 @@ func h16809SCMOnly(s *Scenario, at time.Time) {
 // h16809LeaderChange: leadership moves between the deletion and the return;
 // the new leader force-deletes the replica and the old leader logs "Skip
 // sending" (with one SCM this is h16809ForceDelete).
-func h16809LeaderChange(s *Scenario, at time.Time) {
+func h16809LeaderChange(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -337,7 +342,7 @@ func h16809LeaderChange(s *Scenario, at time.Time) {
 
 // h16809Warning: the unsafe deletion only; the away datanode has not come
 // back within the logs.
-func h16809Warning(s *Scenario, at time.Time) {
+func h16809Warning(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -347,7 +352,7 @@ func h16809Warning(s *Scenario, at time.Time) {
 
 // h16809Resurrected: the unsafe deletion, then the away replica returns with
 // a higher BCSID and SCM resurrects the container (T44): the correct outcome.
-func h16809Resurrected(s *Scenario, at time.Time) {
+func h16809Resurrected(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -359,7 +364,7 @@ func h16809Resurrected(s *Scenario, at time.Time) {
 }
 
 // h16809ResurrectedClosed: like h16809Resurrected with a CLOSED replica (T45).
-func h16809ResurrectedClosed(s *Scenario, at time.Time) {
+func h16809ResurrectedClosed(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -372,7 +377,7 @@ func h16809ResurrectedClosed(s *Scenario, at time.Time) {
 
 // h16809EmptyEqual: an empty QUASI_CLOSED container deleted with max replica
 // BCSID equal to the container BCSID (the safe case).
-func h16809EmptyEqual(s *Scenario, at time.Time) {
+func h16809EmptyEqual(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -382,7 +387,7 @@ func h16809EmptyEqual(s *Scenario, at time.Time) {
 
 // h16809NonForceEmpty: a safe deletion, then the away datanode returns with
 // an empty replica, which gets a normal (non-force) delete.
-func h16809NonForceEmpty(s *Scenario, at time.Time) {
+func h16809NonForceEmpty(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -400,7 +405,7 @@ func h16809NonForceEmpty(s *Scenario, at time.Time) {
 // h16809StaleReplica: a safe deletion, then a non-empty replica whose BCSID
 // is not above the known replicas' returns and is force-deleted: its blocks
 // were deleted on the other replicas (intended removal).
-func h16809StaleReplica(s *Scenario, at time.Time) {
+func h16809StaleReplica(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -418,7 +423,7 @@ func h16809StaleReplica(s *Scenario, at time.Time) {
 // h16809ClosedStaleReplica: a CLOSED container deleted normally (no T40; the
 // CLOSED path logs at DEBUG), then a stale non-empty replica returns and is
 // force-deleted (HDDS-12421 behaviour).
-func h16809ClosedStaleReplica(s *Scenario, at time.Time) {
+func h16809ClosedStaleReplica(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -438,7 +443,7 @@ func h16809ClosedStaleReplica(s *Scenario, at time.Time) {
 
 // h16809ECForce: EC orphan cleanup: force deletes of non-empty replicas with
 // replica index > 0, reasons DELETING and DELETED.
-func h16809ECForce(s *Scenario, at time.Time) {
+func h16809ECForce(s *scenario.Scenario, at time.Time) {
 	r := newH16809Run(s)
 	if len(r.dns) == 0 || len(s.Cluster.SCMs) == 0 {
 		return
@@ -458,7 +463,7 @@ func h16809ECForce(s *Scenario, at time.Time) {
 
 // h16809NotFound: a replica of a container SCM does not know, deleted by
 // force because hdds.scm.unknown-container.action=DELETE.
-func h16809NotFound(s *Scenario, at time.Time) {
+func h16809NotFound(s *scenario.Scenario, at time.Time) {
 	r := newH16809Run(s)
 	if len(r.dns) == 0 || len(s.Cluster.SCMs) == 0 {
 		return
@@ -466,7 +471,7 @@ func h16809NotFound(s *Scenario, at time.Time) {
 	dn := r.away()
 	details := h16809Details(r.container, "NOT_FOUND", 0, 0, "CLOSED", 17, dn, true)
 	// B23 ContainerReportHandler.java:224 (signatures-scm.md §3.2, §6).
-	s.Add(Line{At: at, Host: r.leader.Host, Level: parsers.LevelError, Logger: h16809FCR,
+	s.Add(scenario.Line{At: at, Host: r.leader.Host, Level: parsers.LevelError, Logger: h16809FCR,
 		Thread: r.thread(r.leader, "FixedThreadPoolWithAffinityExecutor-0-0"), Source: "ContainerReportHandler.java:224",
 		Msg: "CONTAINER_NOT_FOUND for " + details})
 	cmd := at.Add(time.Millisecond)
@@ -476,7 +481,7 @@ func h16809NotFound(s *Scenario, at time.Time) {
 
 // h16809Resurrect: a safe deletion, then a replica with a higher BCSID
 // returns and SCM resurrects the container (T44).
-func h16809Resurrect(s *Scenario, at time.Time) {
+func h16809Resurrect(s *scenario.Scenario, at time.Time) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -495,7 +500,7 @@ const h16809NearB, h16809NearM = 4, 2
 // h16809UnsafeThen renders an unsafe deletion (T40 with max replica BCSID
 // below the container BCSID) and the away datanode's return, and calls
 // follow with the time its first container report is handled.
-func h16809UnsafeThen(s *Scenario, at time.Time, follow func(r *h16809Run, cmd time.Time)) {
+func h16809UnsafeThen(s *scenario.Scenario, at time.Time, follow func(r *h16809Run, cmd time.Time)) {
 	r, ok := h16809Prelude(s, at)
 	if !ok {
 		return
@@ -510,7 +515,7 @@ func h16809UnsafeThen(s *Scenario, at time.Time, follow func(r *h16809Run, cmd t
 // reports a non-empty replica with replica index 2 under the same container
 // ID, force-deleted as EC orphan clean-up (T43 r2, T46 ri=2, T47 Index=2).
 // Its BCSID is above the max replica BCSID: only the index tells it apart.
-func h16809UnsafeThenECForce(s *Scenario, at time.Time) {
+func h16809UnsafeThenECForce(s *scenario.Scenario, at time.Time) {
 	h16809UnsafeThen(s, at, func(r *h16809Run, cmd time.Time) {
 		const ri = 2
 		r.reportDelete(cmd, r.leader, h16809ICR, true, "DELETED",
@@ -524,11 +529,11 @@ func h16809UnsafeThenECForce(s *Scenario, at time.Time) {
 // hdds.scm.unknown-container.action=DELETE (T43 due to CONTAINER_NOT_FOUND).
 // The datanode's lines (T46 non-empty, T47 force deleted, BCSID above the max
 // replica BCSID) look like the defect's; SCM's reason tells them apart.
-func h16809UnsafeThenNotFound(s *Scenario, at time.Time) {
+func h16809UnsafeThenNotFound(s *scenario.Scenario, at time.Time) {
 	h16809UnsafeThen(s, at, func(r *h16809Run, cmd time.Time) {
 		details := h16809Details(r.container, "NOT_FOUND", 0, 0, "QUASI_CLOSED", h16809NearB, r.away(), true)
 		// B23 ContainerReportHandler.java:224 (signatures-scm.md §3.2, §6).
-		r.s.Add(Line{At: cmd, Host: r.leader.Host, Level: parsers.LevelError, Logger: h16809FCR,
+		r.s.Add(scenario.Line{At: cmd, Host: r.leader.Host, Level: parsers.LevelError, Logger: h16809FCR,
 			Thread: r.thread(r.leader, "FixedThreadPoolWithAffinityExecutor-0-0"), Source: "ContainerReportHandler.java:224",
 			Msg: "CONTAINER_NOT_FOUND for " + details})
 		r.reportDelete(cmd.Add(time.Millisecond), r.leader, h16809FCR, true, "CONTAINER_NOT_FOUND", details)
@@ -539,7 +544,7 @@ func h16809UnsafeThenNotFound(s *Scenario, at time.Time) {
 // h16809UnsafeThenNonForceEmpty: after the unsafe deletion, the returning
 // datanode's replica is empty after all (BCSID 4, no blocks): a normal
 // delete (T43 without force, T46 empty, T47 "Empty container deleted").
-func h16809UnsafeThenNonForceEmpty(s *Scenario, at time.Time) {
+func h16809UnsafeThenNonForceEmpty(s *scenario.Scenario, at time.Time) {
 	h16809UnsafeThen(s, at, func(r *h16809Run, cmd time.Time) {
 		r.reportDelete(cmd, r.leader, h16809FCR, false, "DELETED",
 			h16809Details(r.container, "DELETED", h16809NearB, 0, "QUASI_CLOSED", h16809NearB, r.away(), false))
@@ -551,7 +556,7 @@ func h16809UnsafeThenNonForceEmpty(s *Scenario, at time.Time) {
 // non-empty replica's BCSID equals the max replica BCSID (2): it is stale
 // (its blocks were deleted on the known replicas), not the one with the
 // data up to BCSID 4, and its forced delete loses nothing (T43, T46, T47).
-func h16809UnsafeThenStaleReplica(s *Scenario, at time.Time) {
+func h16809UnsafeThenStaleReplica(s *scenario.Scenario, at time.Time) {
 	h16809UnsafeThen(s, at, func(r *h16809Run, cmd time.Time) {
 		r.reportDelete(cmd, r.leader, h16809FCR, true, "DELETED",
 			h16809Details(r.container, "DELETED", h16809NearB, 0, "QUASI_CLOSED", h16809NearM, r.away(), true))
