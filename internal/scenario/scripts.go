@@ -11,7 +11,6 @@ func Scripts() map[string]Script {
 	all := map[string]Script{}
 	for _, group := range []map[string]Script{
 		hdds17519Scripts(),
-		hdds17425Scripts(),
 		hdds17674Scripts(),
 		hdds16839Scripts(),
 		problemScripts(),

@@ -6,6 +6,7 @@ package scripts
 import (
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
 	hdds16809 "github.com/ozdoctor/ozdoctor/signatures/empty-quasi-closed-delete/scripts"
+	hdds17425 "github.com/ozdoctor/ozdoctor/signatures/old-datanode-after-finalize/scripts"
 )
 
 // All returns every named script.
@@ -13,6 +14,7 @@ func All() map[string]scenario.Script {
 	all := map[string]scenario.Script{}
 	for _, group := range []map[string]scenario.Script{
 		hdds16809.Scripts(),
+		hdds17425.Scripts(),
 		scenario.Scripts(),
 	} {
 		for name, s := range group {
