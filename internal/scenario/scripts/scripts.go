@@ -7,6 +7,7 @@ import (
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
 	hdds16809 "github.com/ozdoctor/ozdoctor/signatures/empty-quasi-closed-delete/scripts"
 	hdds17425 "github.com/ozdoctor/ozdoctor/signatures/old-datanode-after-finalize/scripts"
+	hdds17519 "github.com/ozdoctor/ozdoctor/signatures/scm-pause-stale-nodes/scripts"
 )
 
 // All returns every named script.
@@ -15,6 +16,7 @@ func All() map[string]scenario.Script {
 	for _, group := range []map[string]scenario.Script{
 		hdds16809.Scripts(),
 		hdds17425.Scripts(),
+		hdds17519.Scripts(),
 		scenario.Scripts(),
 	} {
 		for name, s := range group {

@@ -1,10 +1,14 @@
-package scenario
+// Package scripts renders HDDS-17519's occurrences and near misses for the
+// cases of the scm-pause-stale-nodes signature and of
+// scm-terminated-after-pause, which shares them.
+package scripts
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/ozdoctor/ozdoctor/internal/scenario"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/site"
 )
@@ -43,11 +47,11 @@ const (
 	h17519FirstID       = 1001               // container IDs of the scripts' pipelines (noise uses 7001 and up)
 )
 
-func hdds17519Scripts() map[string]Script {
-	return map[string]Script{
+func Scripts() map[string]scenario.Script {
+	return map[string]scenario.Script{
 		// Positive: a pause of at least the stale interval; one health check is
 		// skipped, the next one 3s later marks every datanode STALE; they return.
-		"hdds17519/skip-stale": func(s *Scenario, at time.Time) {
+		"hdds17519/skip-stale": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			p := r.stale + (min(r.dead, r.close)-r.stale)/2 + r.ms(0, 1000)
 			r.pauseAndStale(at, p, true, true)
@@ -55,7 +59,7 @@ func hdds17519Scripts() map[string]Script {
 		// Positive: as skip-stale on a follower SCM (the last one): StaleNodeHandler's
 		// pipeline closes are Ratis writes, which fail on a follower, so every
 		// pipeline logs T11 instead of being closed.
-		"hdds17519/skip-stale-follower": func(s *Scenario, at time.Time) {
+		"hdds17519/skip-stale-follower": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			r.scm, r.follower = s.Cluster.SCMs[len(s.Cluster.SCMs)-1], true
 			r.prefix = s.Cluster.ThreadPrefix(r.scm)
@@ -65,32 +69,32 @@ func hdds17519Scripts() map[string]Script {
 		// Positive: a pause just under the stale interval, so no check is
 		// skipped; the overdue check at resume marks the datanodes whose last
 		// heartbeat was old enough STALE.
-		"hdds17519/stale-no-skip": func(s *Scenario, at time.Time) {
+		"hdds17519/stale-no-skip": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			r.pauseAndStale(at, r.stale-r.thread-(r.hb-r.thread)/2+r.ms(0, 10), false, true)
 		},
 		// Positive (medium): as stale-no-skip, but the SCM logs no pause line
 		// (org.apache.ratis logged at ERROR only): only the silence of its log
 		// and the burst of STALE transitions show the pause.
-		"hdds17519/silent-pause": func(s *Scenario, at time.Time) {
+		"hdds17519/silent-pause": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			r.pauseAndStale(at, r.stale-r.thread-(r.hb-r.thread)/2+r.ms(0, 10), false, false)
 		},
 		// Positive, critical: a pause beyond the dead interval; STALE, then DEAD
 		// with DeadNodeHandler's consequences, then the datanodes return.
-		"hdds17519/dead": func(s *Scenario, at time.Time) {
+		"hdds17519/dead": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			r.pauseAndDead(at, r.dead+r.hb+r.ms(0, 1000))
 		},
 		// Positive: a pause beyond the Ratis close threshold; the SCM
 		// terminates itself, is restarted and the datanodes re-register.
-		"hdds17519/terminate": func(s *Scenario, at time.Time) {
+		"hdds17519/terminate": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			r.terminate(at, r.close+r.ms(5000, 20000))
 		},
 		// Near miss: a datanode really stops (SHUTDOWN_MSG); it alone goes
 		// STALE then DEAD and does not return; the SCM did not pause.
-		"hdds17519/dn-died": func(s *Scenario, at time.Time) {
+		"hdds17519/dn-died": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			dn := s.Cluster.Datanodes[len(s.Cluster.Datanodes)-1]
 			s.Shutdown(dn, at)
@@ -98,7 +102,7 @@ func hdds17519Scripts() map[string]Script {
 		},
 		// Near miss: a datanode's log just stops (crash, power loss); STALE
 		// then DEAD for it alone, no return, no SCM pause.
-		"hdds17519/dn-log-stops": func(s *Scenario, at time.Time) {
+		"hdds17519/dn-log-stops": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			dn := s.Cluster.Datanodes[0]
 			s.Quiet(dn.Host, at, s.End)
@@ -110,7 +114,7 @@ func hdds17519Scripts() map[string]Script {
 		// that is already stopping (SCMStateMachine.java:572-573, read from
 		// its close()), so the ERROR alone does not show the SCM ended. The
 		// SCM's log goes on; the pause is too short for STALE.
-		"hdds17519/close-no-exit": func(s *Scenario, at time.Time) {
+		"hdds17519/close-no-exit": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			r.boot()
 			r.pauseLines(at, r.close+r.ms(5000, 20000), false, false)
@@ -119,7 +123,7 @@ func hdds17519Scripts() map[string]Script {
 		// monitor, so a long pause of an OM, then of a datanode, logs the same
 		// close ERROR (T03, T06; peer id = OM node id or datanode UUID,
 		// signatures-dn-om.md). What they log next is not rendered here.
-		"hdds17519/close-not-scm": func(s *Scenario, at time.Time) {
+		"hdds17519/close-not-scm": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			r.boot()
 			if len(s.Cluster.OMs) > 0 {
@@ -130,7 +134,7 @@ func hdds17519Scripts() map[string]Script {
 			r.pauseLinesOn(dn, dn.UUID, h17519RatisClose, at.Add(10*time.Minute), h17519RatisClose+r.ms(5000, 20000), true)
 		},
 		// Near miss: short GC pauses of the SCM, no transition follows.
-		"hdds17519/short-gc": func(s *Scenario, at time.Time) {
+		"hdds17519/short-gc": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			r.boot()
 			t := at
@@ -142,7 +146,7 @@ func hdds17519Scripts() map[string]Script {
 		},
 		// Near miss: a pause long enough to skip a check, but every datanode's
 		// heartbeat is processed before the next one: no transition.
-		"hdds17519/skip-no-transitions": func(s *Scenario, at time.Time) {
+		"hdds17519/skip-no-transitions": func(s *scenario.Scenario, at time.Time) {
 			r := newH17519Run(s)
 			r.boot()
 			p := r.stale + (min(r.dead, r.close)-r.stale)/2 + r.ms(0, 1000)
@@ -150,7 +154,7 @@ func hdds17519Scripts() map[string]Script {
 		},
 		// Near miss: 2.x upgrade finalization forces every datanode to HEALTHY
 		// READONLY after MLV_EQUALS_SLV; no STALE, no pause.
-		"hdds17519/finalization-readonly": func(s *Scenario, at time.Time) {
+		"hdds17519/finalization-readonly": func(s *scenario.Scenario, at time.Time) {
 			newH17519Run(s).finalization(at)
 		},
 	}
@@ -159,7 +163,7 @@ func hdds17519Scripts() map[string]Script {
 // h17519Pipeline is one of the pipelines the scripts close.
 type h17519Pipeline struct {
 	uuid       string
-	nodes      []Node
+	nodes      []scenario.Node
 	containers []uint64
 	created    time.Time
 	closing    bool // its containers were moved to CLOSING
@@ -169,15 +173,15 @@ type h17519Pipeline struct {
 
 // h17519Run renders one occurrence on the first SCM.
 type h17519Run struct {
-	s                                   *Scenario
-	scm                                 Node
+	s                                   *scenario.Scenario
+	scm                                 scenario.Node
 	prefix                              string
 	stale, dead, hb, rpc, thread, close time.Duration
 	pipelines                           []*h17519Pipeline
 	follower                            bool // the SCM is not the leader: its pipeline closes fail
 }
 
-func newH17519Run(s *Scenario) *h17519Run {
+func newH17519Run(s *scenario.Scenario) *h17519Run {
 	r := &h17519Run{s: s, scm: s.Cluster.SCMs[0]}
 	r.prefix = s.Cluster.ThreadPrefix(r.scm)
 	r.stale = r.setting("ozone.scm.stale.node.interval", 5*time.Minute)
@@ -190,8 +194,8 @@ func newH17519Run(s *Scenario) *h17519Run {
 	// consecutive triples, each with one or two open containers.
 	dns := s.Cluster.Datanodes
 	id := uint64(h17519FirstID)
-	add := func(nodes []Node) {
-		p := &h17519Pipeline{uuid: UUID(s.Rand), nodes: nodes, created: s.Start.Add(-time.Duration(1+s.Rand.Intn(48)) * time.Hour)}
+	add := func(nodes []scenario.Node) {
+		p := &h17519Pipeline{uuid: scenario.UUID(s.Rand), nodes: nodes, created: s.Start.Add(-time.Duration(1+s.Rand.Intn(48)) * time.Hour)}
 		for i := 0; i <= s.Rand.Intn(2); i++ {
 			p.containers = append(p.containers, id)
 			id++
@@ -199,10 +203,10 @@ func newH17519Run(s *Scenario) *h17519Run {
 		r.pipelines = append(r.pipelines, p)
 	}
 	for _, dn := range dns {
-		add([]Node{dn})
+		add([]scenario.Node{dn})
 	}
 	for i := 0; len(dns) >= 3 && i < len(dns); i += 3 {
-		add([]Node{dns[i], dns[(i+1)%len(dns)], dns[(i+2)%len(dns)]})
+		add([]scenario.Node{dns[i], dns[(i+1)%len(dns)], dns[(i+2)%len(dns)]})
 	}
 	return r
 }
@@ -238,8 +242,8 @@ func (r *h17519Run) add(at time.Time, level parsers.Level, logger, thread, sourc
 	r.addOn(r.scm, at, level, logger, thread, source, msg)
 }
 
-func (r *h17519Run) addOn(n Node, at time.Time, level parsers.Level, logger, thread, source, msg string) {
-	r.s.Add(Line{At: at, Host: n.Host, Level: level, Logger: logger, Thread: thread, Source: source, Msg: msg})
+func (r *h17519Run) addOn(n scenario.Node, at time.Time, level parsers.Level, logger, thread, source, msg string) {
+	r.s.Add(scenario.Line{At: at, Host: n.Host, Level: level, Logger: logger, Thread: thread, Source: source, Msg: msg})
 }
 
 func (r *h17519Run) info(at time.Time, logger, thread, source, msg string) {
@@ -279,7 +283,7 @@ func (r *h17519Run) pauseLines(at time.Time, p time.Duration, gc, skip bool) tim
 // and Ratis server log when it resumes (T03, then T04 or T06 against the
 // close threshold closeAt), with peer as the Ratis peer id. It returns the
 // resume time.
-func (r *h17519Run) pauseLinesOn(n Node, peer string, closeAt time.Duration, at time.Time, p time.Duration, gc bool) time.Time {
+func (r *h17519Run) pauseLinesOn(n scenario.Node, peer string, closeAt time.Duration, at time.Time, p time.Duration, gc bool) time.Time {
 	e := at.Add(p)
 	r.s.Quiet(n.Host, at, e)
 	mon := e.Add(r.ms(20, 300))
@@ -309,7 +313,7 @@ func (r *h17519Run) pauseLinesOn(n Node, peer string, closeAt time.Duration, at 
 }
 
 // pipelinesOf returns dn's pipelines that SCM still knows.
-func (r *h17519Run) pipelinesOf(dn Node) []*h17519Pipeline {
+func (r *h17519Run) pipelinesOf(dn scenario.Node) []*h17519Pipeline {
 	var out []*h17519Pipeline
 	for _, p := range r.pipelines {
 		if p.removed {
@@ -327,7 +331,7 @@ func (r *h17519Run) pipelinesOf(dn Node) []*h17519Pipeline {
 
 // markStale logs StaleNodeHandler's work for dn at t (T10, T12, T14, T13;
 // T10, T11 on a follower).
-func (r *h17519Run) markStale(t time.Time, dn Node) {
+func (r *h17519Run) markStale(t time.Time, dn scenario.Node) {
 	ps := r.pipelinesOf(dn)
 	ids := make([]string, len(ps))
 	for i, p := range ps {
@@ -367,7 +371,7 @@ func (r *h17519Run) markStale(t time.Time, dn Node) {
 
 // markDead logs DeadNodeHandler's work for dn at t (T15, T16, pipeline
 // removal B14/B15, T17).
-func (r *h17519Run) markDead(t time.Time, dn Node) {
+func (r *h17519Run) markDead(t time.Time, dn scenario.Node) {
 	th := r.prefix + "EventQueue-DeadNodeForDeadNodeHandler"
 	// T15 DeadNodeHandler.java:99
 	r.info(t, h17519DeadHandler, th, "DeadNodeHandler.java:99", "A dead datanode is detected. "+dn.Details())
@@ -408,7 +412,7 @@ func (r *h17519Run) render(p *h17519Pipeline, state string) string {
 
 // markBack logs dn's return at t: HEALTHY READONLY (T18, T19 per closed
 // pipeline) and one health check later HEALTHY (T20, T21).
-func (r *h17519Run) markBack(t time.Time, dn Node) {
+func (r *h17519Run) markBack(t time.Time, dn scenario.Node) {
 	th := r.prefix + "EventQueue-HealthyReadonlyNodeForHealthyReadOnlyNodeHandler"
 	// T18 HealthyReadOnlyNodeHandler.java:54
 	r.info(t, h17519ReadOnlyHandler, th, "HealthyReadOnlyNodeHandler.java:54", "Datanode "+dn.Details()+" moved to HEALTHY READONLY state.")
@@ -526,7 +530,7 @@ func (r *h17519Run) terminate(at time.Time, p time.Duration) {
 
 // realFailure: dn stops at at (its last heartbeat shortly before); the SCM
 // marks it STALE after the stale interval and DEAD after the dead interval.
-func (r *h17519Run) realFailure(at time.Time, dn Node) {
+func (r *h17519Run) realFailure(at time.Time, dn scenario.Node) {
 	r.boot()
 	last := at.Add(-time.Duration(r.s.Rand.Int63n(int64(r.hb))))
 	staleAt := last.Add(r.stale + r.ms(5, int(r.thread/time.Millisecond)))
@@ -543,7 +547,7 @@ func (r *h17519Run) realFailure(at time.Time, dn Node) {
 // returns to HEALTHY (T20) once it finalized with its next heartbeat.
 func (r *h17519Run) finalization(at time.Time) {
 	r.boot()
-	th := MemberID(r.scm, r.s.Cluster.SCMGroup()) + "-StateMachineUpdater"
+	th := scenario.MemberID(r.scm, r.s.Cluster.SCMGroup()) + "-StateMachineUpdater"
 	fin := func(d time.Duration, msg, src string) {
 		r.info(at.Add(d), h17519Finalizer, th, src, msg)
 	}
