@@ -4,6 +4,7 @@
 package scripts
 
 import (
+	hdds17674 "github.com/ozdoctor/ozdoctor/detectors/divisionclosing/scripts"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
 	hdds16809 "github.com/ozdoctor/ozdoctor/signatures/empty-quasi-closed-delete/scripts"
 	hdds17425 "github.com/ozdoctor/ozdoctor/signatures/old-datanode-after-finalize/scripts"
@@ -17,6 +18,7 @@ func All() map[string]scenario.Script {
 		hdds16809.Scripts(),
 		hdds17425.Scripts(),
 		hdds17519.Scripts(),
+		hdds17674.Scripts(),
 		scenario.Scripts(),
 	} {
 		for name, s := range group {
