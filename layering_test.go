@@ -63,7 +63,7 @@ var layers = []struct {
 	{"sinks", []string{"sinks", "sinks/..."}, false},
 	{"rules", []string{"rules", "dashboards"}, true},
 	{"application", []string{"internal/..."}, true},
-	{"harness", []string{"detectors/cases", "detectors/detectortest", "internal/scenario", "internal/scenario/scripts", "detectors/divisionclosing/scripts", "signatures/scm-pause-stale-nodes/scripts", "signatures/old-datanode-after-finalize/scripts", "signatures/empty-quasi-closed-delete/scripts", "internal/amtest", "internal/esstandin"}, true},
+	{"harness", []string{"detectors/cases", "detectors/detectortest", "internal/scenario", "internal/scenario/scripts", "detectors/bootstrapexit/scripts", "detectors/divisionclosing/scripts", "signatures/scm-pause-stale-nodes/scripts", "signatures/old-datanode-after-finalize/scripts", "signatures/empty-quasi-closed-delete/scripts", "internal/amtest", "internal/esstandin"}, true},
 	{"command", []string{"cmd/..."}, true},
 }
 

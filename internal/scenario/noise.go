@@ -273,7 +273,8 @@ func (g *noiseGen) groupIndex(dir string, lo, hi int) int64 {
 	return last
 }
 
-func termIndex(term, index int64) string { return fmt.Sprintf("(t:%d, i:%d)", term, index) }
+// TermIndex prints a Raft term and log index as Ratis does: (t:term, i:index).
+func TermIndex(term, index int64) string { return fmt.Sprintf("(t:%d, i:%d)", term, index) }
 
 // omGroupUUID is a UUID for the OM Raft group directory whose last 12 hex
 // digits are the group ID's.
@@ -490,7 +491,7 @@ func (g *noiseGen) scmSnapshot(t time.Time, n Node) {
 	index := g.snapshotIndex(dir)
 	// B24 SCMStateMachine.java:366
 	g.info(t, n, logSCMStateMachine, member+"-StateMachineUpdater", "SCMStateMachine.java:366",
-		fmt.Sprintf("Current Snapshot Index %s, takeSnapshot took %d ms", termIndex(g.term, index), g.between(2, 60)))
+		fmt.Sprintf("Current Snapshot Index %s, takeSnapshot took %d ms", TermIndex(g.term, index), g.between(2, 60)))
 	g.tookSnapshot(t.Add(g.ms(1, 5)), n, member, index)
 }
 
@@ -727,7 +728,7 @@ func (g *noiseGen) removeGroup(t time.Time, d Node, p *bgPipeline, leader bool) 
 	// RaftServerImpl.toString "<role %9s> (<LifeCycle state>): <ServerState>", ServerState.toString,
 	// RaftLogBase.toString and RaftConfigurationImpl.toString (signatures-dn-om.md §0, A.5 R1).
 	state := fmt.Sprintf("%9s (RUNNING): %s:t1, leader=%s, voted=%s, raftlog=%s-SegmentedRaftLog:OPENED:c%d:last%s, conf=conf: {index: %d, cur=peers:[%s]|listeners:[], old=null}",
-		role, member, p.nodes[0].UUID, p.nodes[0].UUID, member, last, termIndex(1, last), p.confIndex, strings.Join(peers, ", "))
+		role, member, p.nodes[0].UUID, p.nodes[0].UUID, member, last, TermIndex(1, last), p.confIndex, strings.Join(peers, ", "))
 	thread := g.c.ThreadPrefix(d) + "ClosePipelineCommandHandlerThread-0"
 	// R1 (healthy form) RaftServerProxy.java:117
 	g.info(t, d, logRaftServer, thread, "RaftServerProxy.java:117", d.UUID+": remove "+state)

@@ -10,7 +10,6 @@ type Script func(s *Scenario, at time.Time)
 func Scripts() map[string]Script {
 	all := map[string]Script{}
 	for _, group := range []map[string]Script{
-		hdds16839Scripts(),
 		problemScripts(),
 	} {
 		for name, s := range group {

@@ -4,6 +4,7 @@
 package scripts
 
 import (
+	hdds16839 "github.com/ozdoctor/ozdoctor/detectors/bootstrapexit/scripts"
 	hdds17674 "github.com/ozdoctor/ozdoctor/detectors/divisionclosing/scripts"
 	"github.com/ozdoctor/ozdoctor/internal/scenario"
 	hdds16809 "github.com/ozdoctor/ozdoctor/signatures/empty-quasi-closed-delete/scripts"
@@ -19,6 +20,7 @@ func All() map[string]scenario.Script {
 		hdds17425.Scripts(),
 		hdds17519.Scripts(),
 		hdds17674.Scripts(),
+		hdds16839.Scripts(),
 		scenario.Scripts(),
 	} {
 		for name, s := range group {

@@ -1,10 +1,13 @@
-package scenario
+// Package scripts renders HDDS-16839's occurrences and near misses for the
+// cases of the bootstrapexit detector.
+package scripts
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/ozdoctor/ozdoctor/internal/scenario"
 	"github.com/ozdoctor/ozdoctor/parsers"
 )
 
@@ -19,8 +22,8 @@ import (
 // left the ring unchanged (LEADER_NOT_READY) followed by a --bootstrap
 // re-run that succeeds. The same failure followed by a re-run that hits the
 // defect is a positive variant about the re-run.
-func hdds16839Scripts() map[string]Script {
-	return map[string]Script{
+func Scripts() map[string]scenario.Script {
+	return map[string]scenario.Script{
 		// Positive variants.
 		"hdds16839/lost-leadership":                 h16839LostLeadership,
 		"hdds16839/in-progress":                     h16839InProgress,
@@ -61,9 +64,9 @@ const (
 
 // h16839Run holds the hosts, IDs and Raft state of one script run.
 type h16839Run struct {
-	s      *Scenario
-	ring   []Node // existing OMs, leader first
-	boot   Node   // the bootstrapping OM
+	s      *scenario.Scenario
+	ring   []scenario.Node // existing OMs, leader first
+	boot   scenario.Node   // the bootstrapping OM
 	group  string
 	term   int64
 	index  int64
@@ -73,7 +76,7 @@ type h16839Run struct {
 
 // newH16839Run picks the ring and the bootstrapping OM; ok is false when the
 // cluster has fewer than two OMs.
-func newH16839Run(s *Scenario) (*h16839Run, bool) {
+func newH16839Run(s *scenario.Scenario) (*h16839Run, bool) {
 	oms := s.Cluster.OMs
 	if len(oms) < 2 {
 		return nil, false
@@ -81,25 +84,27 @@ func newH16839Run(s *Scenario) (*h16839Run, bool) {
 	r := &h16839Run{s: s, ring: oms[:len(oms)-1], boot: oms[len(oms)-1], group: s.Cluster.OMGroup,
 		term: int64(3 + s.Rand.Intn(5)), index: int64(1000 + s.Rand.Intn(8000)), cid: int64(10 + s.Rand.Intn(80))}
 	// ClientId.toString: "client-" + 12 upper-case hex digits (ClientId.java:62-63).
-	r.client = "client-" + strings.ToUpper(strings.ReplaceAll(UUID(s.Rand), "-", "")[20:])
+	r.client = "client-" + strings.ToUpper(strings.ReplaceAll(scenario.UUID(s.Rand), "-", "")[20:])
 	return r, true
 }
 
-func (r *h16839Run) leader() Node { return r.ring[0] }
+func (r *h16839Run) leader() scenario.Node { return r.ring[0] }
 
-func (r *h16839Run) all() []Node { return append(append([]Node(nil), r.ring...), r.boot) }
+func (r *h16839Run) all() []scenario.Node {
+	return append(append([]scenario.Node(nil), r.ring...), r.boot)
+}
 
-func (r *h16839Run) member(n Node) string { return MemberID(n, r.group) }
+func (r *h16839Run) member(n scenario.Node) string { return scenario.MemberID(n, r.group) }
 
 func (r *h16839Run) jitter(max time.Duration) time.Duration {
 	return time.Duration(r.s.Rand.Int63n(int64(max)))
 }
 
-func (r *h16839Run) add(at time.Time, n Node, level parsers.Level, logger, thread, source, msg string) {
-	r.s.Add(Line{At: at, Host: n.Host, Level: level, Logger: logger, Thread: thread, Source: source, Msg: msg})
+func (r *h16839Run) add(at time.Time, n scenario.Node, level parsers.Level, logger, thread, source, msg string) {
+	r.s.Add(scenario.Line{At: at, Host: n.Host, Level: level, Logger: logger, Thread: thread, Source: source, Msg: msg})
 }
 
-func (r *h16839Run) info(at time.Time, n Node, logger, thread, source, msg string) {
+func (r *h16839Run) info(at time.Time, n scenario.Node, logger, thread, source, msg string) {
 	r.add(at, n, parsers.LevelInfo, logger, thread, source, msg)
 }
 
@@ -107,11 +112,13 @@ func (r *h16839Run) info(at time.Time, n Node, logger, thread, source, msg strin
 func (r *h16839Run) ipc() string {
 	return fmt.Sprintf("IPC Server handler %d on default port %d", r.s.Rand.Intn(100), h16839RPCPort)
 }
-func h16839ServerThread(n Node) string     { return fmt.Sprintf("%s-server-thread%d", n.ID, 1+len(n.ID)%3) }
-func (r *h16839Run) updater(n Node) string { return r.member(n) + "-StateMachineUpdater" }
+func h16839ServerThread(n scenario.Node) string {
+	return fmt.Sprintf("%s-server-thread%d", n.ID, 1+len(n.ID)%3)
+}
+func (r *h16839Run) updater(n scenario.Node) string { return r.member(n) + "-StateMachineUpdater" }
 
 // peersPipe renders RaftPeers "{id}|{host}:{port}" (RaftPeer.java:238-240).
-func h16839PeersPipe(nodes []Node) string {
+func h16839PeersPipe(nodes []scenario.Node) string {
 	parts := make([]string, len(nodes))
 	for i, n := range nodes {
 		parts[i] = fmt.Sprintf("%s|%s:%d", n.ID, n.Host, h16839RatisPort)
@@ -121,7 +128,7 @@ func h16839PeersPipe(nodes []Node) string {
 
 // conf renders RaftConfigurationImpl (RaftConfigurationImpl.java:301-302,
 // PeerConfiguration.java:105-106); old nil prints "old=null".
-func h16839Conf(index int64, cur, old []Node) string {
+func h16839Conf(index int64, cur, old []scenario.Node) string {
 	o := "null"
 	if old != nil {
 		o = "peers:[" + h16839PeersPipe(old) + "]|listeners:[]"
@@ -130,7 +137,7 @@ func h16839Conf(index int64, cur, old []Node) string {
 }
 
 // raftGroup renders RaftGroup "group-X:[peers]" (RaftGroup.java:107-108).
-func (r *h16839Run) raftGroup(nodes []Node) string {
+func (r *h16839Run) raftGroup(nodes []scenario.Node) string {
 	return r.group + ":[" + h16839PeersPipe(nodes) + "]"
 }
 
@@ -140,7 +147,7 @@ func (r *h16839Run) bootStart(at time.Time) time.Time {
 	b := r.boot
 	r.s.Startup(b, at, "--bootstrap") // N1, N2
 	// N3 OzoneManager.java:1601-1611, stdout (.out file)
-	r.s.Add(Line{At: at.Add(2 * time.Second), Host: b.Host, File: parsers.KindOut,
+	r.s.Add(scenario.Line{At: at.Add(2 * time.Second), Host: b.Host, File: parsers.KindOut,
 		Msg: "OM already initialized.Reusing existing cluster id for sd=/data/metadata/om;cid=CID-" + r.s.Cluster.ClusterUUID() + ";layoutVersion=9"})
 	t := at.Add(3*time.Second + r.jitter(time.Second))
 	// N7 OzoneManagerRatisServer.java:169
@@ -198,7 +205,7 @@ func (r *h16839Run) catchUp(at time.Time) time.Time {
 	t := at.Add(time.Second)
 	// N14 OzoneManagerStateMachine.java:626
 	r.info(t, b, h16839StateMachine, h16839ServerThread(b), "OzoneManagerStateMachine.java:626",
-		fmt.Sprintf("Received install snapshot notification from OM leader: %s with term index: %s", l.ID, termIndex(r.term, snap)))
+		fmt.Sprintf("Received install snapshot notification from OM leader: %s with term index: %s", l.ID, scenario.TermIndex(r.term, snap)))
 	// OmRatisSnapshotProvider.java:369 (checkpoint name and URL illustrative)
 	r.info(t.Add(200*time.Millisecond), b, h16839Snapshot, "SnapshotInstaller", "OmRatisSnapshotProvider.java:369",
 		fmt.Sprintf("Downloading latest checkpoint from Leader OM %s. Checkpoint: om.db.candidate URL: http://%s:9874/dbCheckpoint?includeSnapshotData=true&flushBeforeCheckpoint=true",
@@ -222,14 +229,14 @@ func (r *h16839Run) catchUp(at time.Time) time.Time {
 }
 
 // setConf logs "set configuration" on n (A1/L5/N15, ServerState.java:392).
-func (r *h16839Run) setConf(at time.Time, n Node, cur, old []Node) {
+func (r *h16839Run) setConf(at time.Time, n scenario.Node, cur, old []scenario.Node) {
 	r.info(at, n, h16839Division, h16839ServerThread(n), "ServerState.java:392",
 		r.member(n)+": set configuration "+h16839Conf(r.index, cur, old))
 }
 
 // transitional: the leader appends the (old,new) entry; followers and the
 // new OM receive it (L5, A1, N15).
-func (r *h16839Run) transitional(at time.Time, receivers []Node) {
+func (r *h16839Run) transitional(at time.Time, receivers []scenario.Node) {
 	r.index++
 	r.setConf(at, r.leader(), r.all(), r.ring)
 	for _, n := range receivers {
@@ -303,7 +310,7 @@ func (r *h16839Run) exitWith(at time.Time, code, errMsg string) time.Time {
 	r.info(at.Add(50*time.Millisecond), b, h16839Division, "main", "RaftServerImpl.java:528", r.member(b)+": shutdown")
 	if errMsg != "" {
 		// N18 OMInterServiceProtocolClientSideImpl.java:109-110 via GenericCli.java:114 (stderr, .out file)
-		r.s.Add(Line{At: at.Add(300 * time.Millisecond), Host: b.Host, File: parsers.KindOut,
+		r.s.Add(scenario.Line{At: at.Add(300 * time.Millisecond), Host: b.Host, File: parsers.KindOut,
 			Msg: "Failed to Bootstrap OM. Error Code: " + code + ", Error Message: " + errMsg})
 	}
 	end := at.Add(400 * time.Millisecond)
@@ -313,7 +320,7 @@ func (r *h16839Run) exitWith(at time.Time, code, errMsg string) time.Time {
 
 // election: newLeader wins term r.term+1 (E.2 #16-#24, A9-A11); conf is the
 // configuration it votes with. It returns when the leader is ready.
-func (r *h16839Run) election(at time.Time, newLeader Node, voters []Node, conf string) time.Time {
+func (r *h16839Run) election(at time.Time, newLeader scenario.Node, voters []scenario.Node, conf string) time.Time {
 	r.term++
 	nl := r.member(newLeader)
 	// E.2 #24 FollowerState.java:161
@@ -351,7 +358,7 @@ func (r *h16839Run) election(at time.Time, newLeader Node, voters []Node, conf s
 
 // applied: every OM of nodes applies a configuration listing peers (A2,
 // OzoneManagerStateMachine.java:293-306), a few ms apart.
-func (r *h16839Run) applied(at time.Time, nodes, peers []Node) {
+func (r *h16839Run) applied(at time.Time, nodes, peers []scenario.Node) {
 	var list []string
 	for _, p := range peers {
 		list = append(list, fmt.Sprintf("%s(%s:%d)", p.ID, p.Host, h16839RatisPort))
@@ -364,7 +371,7 @@ func (r *h16839Run) applied(at time.Time, nodes, peers []Node) {
 }
 
 // peerAdded: the OMs add the new OM to their peer lists (A3, A4).
-func (r *h16839Run) peerAdded(at time.Time, nodes []Node) {
+func (r *h16839Run) peerAdded(at time.Time, nodes []scenario.Node) {
 	b := r.boot
 	for _, n := range nodes {
 		t := at.Add(r.jitter(100 * time.Millisecond))
@@ -381,7 +388,7 @@ func (r *h16839Run) peerAdded(at time.Time, nodes []Node) {
 // commitNew: the configuration with the new OM commits on the ring: the
 // transitional entry applied, the final one appended and applied (A1, A2,
 // A3, A4). The ring's current leader is leader.
-func (r *h16839Run) commitNew(at time.Time, leader Node) time.Time {
+func (r *h16839Run) commitNew(at time.Time, leader scenario.Node) time.Time {
 	r.applied(at, r.ring, r.all())
 	r.peerAdded(at.Add(200*time.Millisecond), r.ring)
 	r.index++
@@ -398,7 +405,7 @@ func (r *h16839Run) commitNew(at time.Time, leader Node) time.Time {
 
 // appendFailures: the leader keeps failing to reach the exited voter, once
 // a minute batched (A8, GrpcLogAppender.java:553), over [from, to).
-func (r *h16839Run) appendFailures(leader Node, from, to time.Time) {
+func (r *h16839Run) appendFailures(leader scenario.Node, from, to time.Time) {
 	if to.After(r.s.End) {
 		to = r.s.End
 	}
@@ -418,13 +425,13 @@ func (r *h16839Run) appendFailures(leader Node, from, to time.Time) {
 // entry reaches the followers, the leader steps down and replies
 // NotLeaderException, the new OM exits, the next leader (the second ring
 // OM) commits the configuration. It returns the exit time and the new leader.
-func (r *h16839Run) lostLeadership(at time.Time, withOut bool) (time.Time, Node) {
+func (r *h16839Run) lostLeadership(at time.Time, withOut bool) (time.Time, scenario.Node) {
 	t := r.bootStart(at)
 	ipc := r.ipc()
 	r.submit(t.Add(time.Second), ipc, true)
 	t = r.catchUp(t.Add(2 * time.Second))
 	tr := t.Add(2 * time.Second)
-	r.transitional(tr, append(append([]Node(nil), r.ring[1:]...), r.boot)) // N15 on the new OM
+	r.transitional(tr, append(append([]scenario.Node(nil), r.ring[1:]...), r.boot)) // N15 on the new OM
 	sd := tr.Add(4 * time.Second)
 	r.stepDown(sd, h16839Conf(r.index, r.all(), r.ring))
 	r.addFailed(sd.Add(10*time.Millisecond), ipc)
@@ -442,7 +449,7 @@ func (r *h16839Run) lostLeadership(at time.Time, withOut bool) (time.Time, Node)
 	return exit, next
 }
 
-func h16839LostLeadership(s *Scenario, at time.Time) {
+func h16839LostLeadership(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -454,7 +461,7 @@ func h16839LostLeadership(s *Scenario, at time.Time) {
 // h16839InProgress: the bootstrap request is retried while the first one is
 // being applied; the retry gets "Reconfiguration is already in progress",
 // the new OM exits, and the first request completes.
-func h16839InProgress(s *Scenario, at time.Time) {
+func h16839InProgress(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -481,7 +488,7 @@ func (r *h16839Run) inProgress(at time.Time) time.Time {
 
 // h16839LostLeadershipRestarted: as lost-leadership; 20 minutes later the
 // operator starts the OM normally and it catches up by snapshot.
-func h16839LostLeadershipRestarted(s *Scenario, at time.Time) {
+func h16839LostLeadershipRestarted(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -493,7 +500,7 @@ func h16839LostLeadershipRestarted(s *Scenario, at time.Time) {
 }
 
 // restart: the exited OM is started without --bootstrap (F.3 step 2).
-func (r *h16839Run) restart(at time.Time, leader Node) {
+func (r *h16839Run) restart(at time.Time, leader scenario.Node) {
 	b := r.boot
 	r.s.Startup(b, at, "")
 	t := at.Add(4 * time.Second)
@@ -507,13 +514,13 @@ func (r *h16839Run) restart(at time.Time, leader Node) {
 	r.info(t.Add(time.Second), b, h16839RatisServer, "main", "OzoneManagerRatisServer.java:710",
 		fmt.Sprintf("Starting OzoneManagerRatisServer %s at port %d", b.ID, h16839RatisPort))
 	saved := r.ring
-	r.ring = append([]Node{leader}, others16839(saved, leader)...)
+	r.ring = append([]scenario.Node{leader}, others16839(saved, leader)...)
 	r.catchUp(t.Add(3 * time.Second))
 	r.ring = saved
 }
 
 // h16839Addrs renders OM addresses "host:ratisPort".
-func h16839Addrs(nodes []Node) []string {
+func h16839Addrs(nodes []scenario.Node) []string {
 	out := make([]string, len(nodes))
 	for i, n := range nodes {
 		out[i] = fmt.Sprintf("%s:%d", n.Host, h16839RatisPort)
@@ -521,8 +528,8 @@ func h16839Addrs(nodes []Node) []string {
 	return out
 }
 
-func others16839(nodes []Node, n Node) []Node {
-	var out []Node
+func others16839(nodes []scenario.Node, n scenario.Node) []scenario.Node {
+	var out []scenario.Node
 	for _, m := range nodes {
 		if m.Host != n.Host {
 			out = append(out, m)
@@ -533,7 +540,7 @@ func others16839(nodes []Node, n Node) []Node {
 
 // h16839InProgressDecommissioned: as in-progress; 30 minutes later the
 // operator decommissions the node (F.3 step 3).
-func h16839InProgressDecommissioned(s *Scenario, at time.Time) {
+func h16839InProgressDecommissioned(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -579,7 +586,7 @@ func (r *h16839Run) decommission(at time.Time) {
 
 // h16839NewOMOnly: only the new OM's side of a lost-leadership reply is
 // logged (the other OMs' logs show nothing of the ring).
-func h16839NewOMOnly(s *Scenario, at time.Time) {
+func h16839NewOMOnly(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -594,7 +601,7 @@ func h16839NewOMOnly(s *Scenario, at time.Time) {
 // h16839RerunFails: after the lost-leadership exit the operator re-runs
 // --bootstrap; the pre-check sees the ring already holds the node (N4) and
 // the bootstrap fails again (F.3 step 2 "do not re-run").
-func h16839RerunFails(s *Scenario, at time.Time) {
+func h16839RerunFails(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -613,7 +620,7 @@ func h16839RerunFails(s *Scenario, at time.Time) {
 // Near misses.
 
 // h16839Success: the bootstrap succeeds and the OM keeps running (F.4).
-func h16839Success(s *Scenario, at time.Time) {
+func h16839Success(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -628,10 +635,10 @@ func (r *h16839Run) bootstrapOK(at time.Time) {
 	ipc := r.ipc()
 	r.submit(t.Add(time.Second), ipc, true)
 	done := r.catchUp(t.Add(2 * time.Second))
-	r.transitional(done.Add(2*time.Second), append(append([]Node(nil), r.ring[1:]...), r.boot))
+	r.transitional(done.Add(2*time.Second), append(append([]scenario.Node(nil), r.ring[1:]...), r.boot))
 	c := r.commitNew(done.Add(2500*time.Millisecond), r.leader())
 	r.setConf(c.Add(-400*time.Millisecond), r.boot, r.all(), nil)
-	r.applied(c, []Node{r.boot}, r.all())
+	r.applied(c, []scenario.Node{r.boot}, r.all())
 	r.added(c.Add(5*time.Millisecond), ipc)
 	// OzoneManager.java:2151
 	r.info(c.Add(40*time.Millisecond), r.boot, h16839OM, "main", "OzoneManager.java:2151",
@@ -642,7 +649,7 @@ func (r *h16839Run) bootstrapOK(at time.Time) {
 // with NOPROGRESS, the ring is unchanged (B.2 L13 note, F.4). A later GC
 // pause on the leader makes an ordinary election whose configuration does
 // not list the node.
-func h16839StagingTimeout(s *Scenario, at time.Time) {
+func h16839StagingTimeout(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -674,7 +681,7 @@ func (r *h16839Run) gcElection(at time.Time) {
 // h16839NotCommitted: the leader steps down before the transitional entry
 // reached the followers; the next leader's configuration lacks the new OM
 // (a lost-leadership reply that did not change the ring).
-func h16839NotCommitted(s *Scenario, at time.Time) {
+func h16839NotCommitted(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -684,7 +691,7 @@ func h16839NotCommitted(s *Scenario, at time.Time) {
 	r.submit(t.Add(time.Second), ipc, true)
 	t = r.catchUp(t.Add(2 * time.Second))
 	tr := t.Add(2 * time.Second)
-	r.transitional(tr, []Node{r.boot}) // only the new OM received it
+	r.transitional(tr, []scenario.Node{r.boot}) // only the new OM received it
 	sd := tr.Add(4 * time.Second)
 	r.stepDown(sd, h16839Conf(r.index, r.all(), r.ring))
 	r.addFailed(sd.Add(10*time.Millisecond), ipc)
@@ -722,14 +729,14 @@ func (r *h16839Run) notReady(at time.Time) time.Time {
 		r.setConf(ready.Add(5*time.Millisecond+r.jitter(60*time.Millisecond)), n, r.ring, nil)
 	}
 	r.applied(ready.Add(200*time.Millisecond), r.ring, r.ring)
-	r.ring = append([]Node{next}, others16839(r.ring, next)...)
+	r.ring = append([]scenario.Node{next}, others16839(r.ring, next)...)
 	return exit
 }
 
 // h16839NotReadyRerunSuccess: a LEADER_NOT_READY exit, then ten minutes
 // later the operator runs --bootstrap again and it succeeds (F.4: neither
 // the failure nor the success is the defect).
-func h16839NotReadyRerunSuccess(s *Scenario, at time.Time) {
+func h16839NotReadyRerunSuccess(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -741,7 +748,7 @@ func h16839NotReadyRerunSuccess(s *Scenario, at time.Time) {
 // h16839NotReadyRerunLostLeadership: a LEADER_NOT_READY exit, then ten
 // minutes later a --bootstrap re-run that hits the defect (lost-leadership
 // reply, the next leader commits the configuration).
-func h16839NotReadyRerunLostLeadership(s *Scenario, at time.Time) {
+func h16839NotReadyRerunLostLeadership(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -753,7 +760,7 @@ func h16839NotReadyRerunLostLeadership(s *Scenario, at time.Time) {
 
 // h16839ConfigCheck: the pre-check finds an existing OM without the new
 // OM's configuration and exits with status 1 (N5); nothing reaches the ring.
-func h16839ConfigCheck(s *Scenario, at time.Time) {
+func h16839ConfigCheck(s *scenario.Scenario, at time.Time) {
 	r, ok := newH16839Run(s)
 	if !ok {
 		return
@@ -778,7 +785,7 @@ func h16839ConfigCheck(s *Scenario, at time.Time) {
 // elects another leader, the OM comes back; later a GC pause makes another
 // step-down. Every election applies the unchanged configuration (F.4). No
 // OM bootstraps; every cluster OM is a ring member.
-func h16839OMRestart(s *Scenario, at time.Time) {
+func h16839OMRestart(s *scenario.Scenario, at time.Time) {
 	oms := s.Cluster.OMs
 	if len(oms) < 2 {
 		return
@@ -807,8 +814,8 @@ func h16839OMRestart(s *Scenario, at time.Time) {
 		fmt.Sprintf("Starting OzoneManagerRatisServer %s at port %d", l.ID, h16839RatisPort))
 	r.info(back.Add(7*time.Second), l, h16839Division, h16839ServerThread(l), "ServerState.java:278",
 		fmt.Sprintf("%s: change Leader from null to %s at term %d for APPEND_ENTRIES, leader elected after %dms", r.member(l), next.ID, r.term, 7000+r.s.Rand.Intn(900)))
-	r.applied(back.Add(8*time.Second), []Node{l}, r.ring)
+	r.applied(back.Add(8*time.Second), []scenario.Node{l}, r.ring)
 	// Later a pause on the current leader: LOST_MAJORITY_HEARTBEATS and a new election.
-	r.ring = append([]Node{next}, others16839(oms, next)...)
+	r.ring = append([]scenario.Node{next}, others16839(oms, next)...)
 	r.gcElection(at.Add(40 * time.Minute))
 }
