@@ -21,7 +21,9 @@ const (
 	problemsPauseClass      = "org.apache.ratis.util.JvmPauseMonitor"
 )
 
-func problemScripts() map[string]Script {
+// ProblemScripts returns the scripts of the operational problems, named
+// "problems/<problem>".
+func ProblemScripts() map[string]Script {
 	return map[string]Script{
 		// One data volume fails its I/O test and is marked FAILED; the
 		// datanode runs on (a warning of dn-volume-failed).

@@ -5,16 +5,3 @@ import "time"
 // Script adds the lines of one defect occurrence (or one near miss) starting
 // at at. Scripts are named "<defect or area>/<variant>", e.g. "hdds17519/dead".
 type Script func(s *Scenario, at time.Time)
-
-// Scripts returns every named script.
-func Scripts() map[string]Script {
-	all := map[string]Script{}
-	for _, group := range []map[string]Script{
-		problemScripts(),
-	} {
-		for name, s := range group {
-			all[name] = s
-		}
-	}
-	return all
-}

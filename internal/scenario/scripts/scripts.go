@@ -16,12 +16,12 @@ import (
 func All() map[string]scenario.Script {
 	all := map[string]scenario.Script{}
 	for _, group := range []map[string]scenario.Script{
-		hdds16809.Scripts(),
-		hdds17425.Scripts(),
 		hdds17519.Scripts(),
+		hdds17425.Scripts(),
+		hdds16809.Scripts(),
 		hdds17674.Scripts(),
 		hdds16839.Scripts(),
-		scenario.Scripts(),
+		scenario.ProblemScripts(),
 	} {
 		for name, s := range group {
 			all[name] = s
