@@ -40,11 +40,16 @@ import (
 //	application  internal/...               the pipeline's wiring and the modes that run it: stream,
 //	                                        analysis, daemon, redact (peers)
 //	harness      detectors/cases,           test support, which runs what it tests the way a user does:
-//	             detectors/detectortest,    the case runner (also ozdoctor test), generated clusters, an
-//	             internal/scenario,         Alertmanager and an Elasticsearch for tests (peers)
-//	             internal/scenario/scripts,
-//	             internal/amtest,
-//	             internal/esstandin
+//	             detectors/detectortest,    the case runner (also ozdoctor test), generated clusters
+//	             internal/scenario,         (the library; every script together, with the sample and
+//	             internal/scenario/scripts, the fleets made of them; each defect's scripts beside the
+//	             internal/amtest,           detector or signature whose cases use them), an
+//	             internal/esstandin,        Alertmanager and an Elasticsearch for tests (peers)
+//	             detectors/bootstrapexit/scripts,
+//	             detectors/divisionclosing/scripts,
+//	             signatures/scm-pause-stale-nodes/scripts,
+//	             signatures/old-datanode-after-finalize/scripts,
+//	             signatures/empty-quasi-closed-delete/scripts
 //	command      cmd/...                    main: the only place that reads flags, environment and config
 //
 // A package belongs to the layer of its most specific pattern: an exact
@@ -63,7 +68,11 @@ var layers = []struct {
 	{"sinks", []string{"sinks", "sinks/..."}, false},
 	{"rules", []string{"rules", "dashboards"}, true},
 	{"application", []string{"internal/..."}, true},
-	{"harness", []string{"detectors/cases", "detectors/detectortest", "internal/scenario", "internal/scenario/scripts", "detectors/bootstrapexit/scripts", "detectors/divisionclosing/scripts", "signatures/scm-pause-stale-nodes/scripts", "signatures/old-datanode-after-finalize/scripts", "signatures/empty-quasi-closed-delete/scripts", "internal/amtest", "internal/esstandin"}, true},
+	{"harness", []string{"detectors/cases", "detectors/detectortest", "internal/scenario", "internal/scenario/scripts",
+		"internal/amtest", "internal/esstandin",
+		"detectors/bootstrapexit/scripts", "detectors/divisionclosing/scripts",
+		"signatures/scm-pause-stale-nodes/scripts", "signatures/old-datanode-after-finalize/scripts",
+		"signatures/empty-quasi-closed-delete/scripts"}, true},
 	{"command", []string{"cmd/..."}, true},
 }
 
@@ -231,23 +240,27 @@ func TestPackageDocs(t *testing.T) {
 // outside the patterns.
 func TestLayerOf(t *testing.T) {
 	for rel, want := range map[string]string{
-		"store/snapshot":            "store",
-		"parsers":                   "parsers",
-		"parsers/es/esclient":       "parsers",
-		"detectors":                 "engine",
-		"detectors/pausestale":      "detectors",
-		"detectors/registry":        "registry",
-		"detectors/cases":           "harness",
-		"signatures":                "detectors",
-		"report":                    "report",
-		"sinks/metrics":             "sinks",
-		"internal/stream":           "application",
-		"internal/scenario":         "harness",
-		"internal/scenario/scripts": "harness",
-		"cmd/ozdoctor":              "command",
-		"detectorsx":                "",
-		"internal":                  "",
-		"sinks/metrics/internal":    "sinks",
+		"store/snapshot":                           "store",
+		"parsers":                                  "parsers",
+		"parsers/es/esclient":                      "parsers",
+		"detectors":                                "engine",
+		"detectors/pausestale":                     "detectors",
+		"detectors/registry":                       "registry",
+		"detectors/cases":                          "harness",
+		"signatures":                               "detectors",
+		"report":                                   "report",
+		"sinks/metrics":                            "sinks",
+		"internal/stream":                          "application",
+		"internal/scenario":                        "harness",
+		"internal/scenario/scripts":                "harness",
+		"detectors/bootstrapexit/scripts":          "harness",
+		"detectors/bootstrapexit/scripts/x":        "detectors",
+		"signatures/scm-pause-stale-nodes/scripts": "harness",
+		"signatures/scm-pause-stale-nodes":         "",
+		"cmd/ozdoctor":                             "command",
+		"detectorsx":                               "",
+		"internal":                                 "",
+		"sinks/metrics/internal":                   "sinks",
 	} {
 		i, _ := layerOf(rel)
 		got := ""
