@@ -104,17 +104,25 @@ func (w *walker) symlink(p, root string) {
 // class class (the input file dir itself when name is ""), or lists it in a
 // walk ordered by time.
 func (w *walker) file(dir, class, name string, fi fs.FileInfo) {
-	n := node{path: dir, class: class, size: fi.Size(), mod: fi.ModTime()}
-	if name != "" {
-		n.path, n.class = filepath.Join(dir, name), path.Join(class, name)
-	}
-	n.name = filepath.Base(n.path)
+	n := placed(dir, class, name)
+	n.size, n.mod = fi.Size(), fi.ModTime()
 	if w.opt.FirstTime != nil {
 		w.heads.next <- headJob{i: len(w.listing.files), n: n}
 		w.listing.add(dir, class, name, fi)
 		return
 	}
 	w.visitFile(n)
+}
+
+// placed returns the node of the file name in the directory of display
+// path dir and class class, or of the input file dir itself when name is "".
+func placed(dir, class, name string) node {
+	n := node{path: dir, class: class}
+	if name != "" {
+		n.path, n.class = filepath.Join(dir, name), path.Join(class, name)
+	}
+	n.name = filepath.Base(n.path)
+	return n
 }
 
 // visitFile visits a file on disk, or dispatches it in a WalkParallel.

@@ -7,8 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"path"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -73,12 +71,8 @@ func (ls *listing) add(dir, class, name string, fi fs.FileInfo) {
 func (ls *listing) node(i int) node {
 	l := &ls.files[i]
 	d := ls.dirs[l.dir]
-	n := node{path: d.path, class: d.class, size: l.size, mod: time.Unix(0, l.mod), rank: int(l.rank)}
-	if l.nameLen > 0 {
-		name := string(ls.names[l.name : l.name+uint32(l.nameLen)])
-		n.path, n.class = filepath.Join(d.path, name), path.Join(d.class, name)
-	}
-	n.name = filepath.Base(n.path)
+	n := placed(d.path, d.class, string(ls.names[l.name:l.name+uint32(l.nameLen)]))
+	n.size, n.mod, n.rank = l.size, time.Unix(0, l.mod), int(l.rank)
 	return n
 }
 
