@@ -501,6 +501,7 @@ func tableRows(rows [][]row, i int) []row {
 // (nil: a new instance) and the join key it names.
 func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bool) {
 	var act interpreter.Activation
+	get := d.lazily(in, e, &act)
 	for i, a := range alts {
 		if !slices.Contains(a.kinds, catalogue.Kind(e.Kind)) || (a.follow != nil) != d.paired {
 			continue
@@ -509,27 +510,30 @@ func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bo
 		ok := true
 		switch {
 		case a.by != nil:
-			if act == nil {
-				act = d.activation(in, e)
-			}
-			key, ok = evalKey(a.by, act)
+			key, ok = evalKey(a.by, get())
 		case d.sig.match.by != nil:
 			key, ok = d.matchBy(e)
 		}
 		if !ok || (in != nil && key != in.Key) {
 			continue
 		}
-		if a.where != nil && !a.where.holds(e, nil, func() interpreter.Activation {
-			if act == nil {
-				act = d.activation(in, e)
-			}
-			return act
-		}) {
+		if a.where != nil && !a.where.holds(e, nil, get) {
 			continue
 		}
 		return i, key, true
 	}
 	return -1, "", false
+}
+
+// lazily returns what gives activation(in, e), built into *act when
+// first asked for.
+func (d *detector) lazily(in *instance, e *Event, act *interpreter.Activation) func() interpreter.Activation {
+	return func() interpreter.Activation {
+		if *act == nil {
+			*act = d.activation(in, e)
+		}
+		return *act
+	}
 }
 
 // keyMemo is match.by's value for the signal Observe offers (or the
@@ -777,12 +781,7 @@ func (d *detector) opened(in *instance) {
 // tableMatch reports whether e is a signal of alts (kinds and where) in
 // act, which it builds when needed.
 func (d *detector) tableMatch(alts []alt, in *instance, e *Event, act *interpreter.Activation) bool {
-	get := func() interpreter.Activation {
-		if *act == nil {
-			*act = d.activation(in, e)
-		}
-		return *act
-	}
+	get := d.lazily(in, e, act)
 	for _, a := range alts {
 		if slices.Contains(a.kinds, catalogue.Kind(e.Kind)) && (a.where == nil || a.where.holds(e, nil, get)) {
 			get() // the caller reads the row keys in it

@@ -180,24 +180,18 @@ func (o *operand) of(e, first *Event) string {
 	if o.first {
 		ev = first
 	}
-	if v := stringAt(ev, o.path); o.hostkey {
+	v := stringAt(ev, o.path)
+	if o.hostkey {
 		return detectors.HostKey(v)
-	} else {
-		return v
 	}
+	return v
 }
 
 // keyPlan is a join key that Go builds itself: the concatenation of
-// string literals and string fields of e (`e.host`,
+// string literals, string fields of e and hostkey() of them (`e.host`,
 // `"old-datanode/" + e.datanode.uuid`). Nil for any other expression,
 // which its program evaluates.
-type keyPlan []keyPart
-
-// keyPart is a literal, or the field of e at path when path is set.
-type keyPart struct {
-	lit  string
-	path []int
-}
+type keyPlan []operand
 
 // newKeyPlan returns the plan of a checked key expression, nil when it is
 // not one.
@@ -210,34 +204,24 @@ func newKeyPlan(checked *cel.Ast) keyPlan {
 }
 
 func (p *keyPlan) add(x ast.Expr) bool {
-	switch x.Kind() {
-	case ast.LiteralKind:
-		s, ok := x.AsLiteral().(types.String)
-		*p = append(*p, keyPart{lit: string(s)})
-		return ok
-	case ast.SelectKind:
-		path, ok := pathOf(x, "e")
-		*p = append(*p, keyPart{path: path})
-		return ok
-	case ast.CallKind:
-		c := x.AsCall()
-		return c.FunctionName() == operators.Add && !c.IsMemberFunction() && p.add(c.Args()[0]) && p.add(c.Args()[1])
+	if x.Kind() == ast.CallKind {
+		if c := x.AsCall(); c.FunctionName() == operators.Add && !c.IsMemberFunction() {
+			return p.add(c.Args()[0]) && p.add(c.Args()[1])
+		}
 	}
-	return false
+	o, ok := operandOf(x)
+	*p = append(*p, o)
+	return ok && !o.first
 }
 
 // key builds the key for e.
 func (p keyPlan) key(e *Event) string {
-	if len(p) == 1 && p[0].path != nil {
-		return stringAt(e, p[0].path)
+	if len(p) == 1 {
+		return p[0].of(e, nil)
 	}
 	var b strings.Builder
-	for _, k := range p {
-		if k.path == nil {
-			b.WriteString(k.lit)
-		} else {
-			b.WriteString(stringAt(e, k.path))
-		}
+	for i := range p {
+		b.WriteString(p[i].of(e, nil))
 	}
 	return b.String()
 }

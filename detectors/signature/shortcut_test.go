@@ -91,11 +91,11 @@ func describe(x strExpr) string {
 			f := t.Field(o.path[i])
 			names, t = append(names, f.Tag.Get("json")), f.Type
 		}
-		if s := strings.Join(names, "."); o.hostkey {
-			return "hostkey(" + s + ")"
-		} else {
-			return s
+		s := strings.Join(names, ".")
+		if o.hostkey {
+			s = "hostkey(" + s + ")"
 		}
+		return s
 	}
 	switch x.op {
 	case operators.Equals:
@@ -166,8 +166,9 @@ func TestPredicateAgreesWithItsProgram(t *testing.T) {
 	}
 }
 
-// A join key made of literals and string fields of e is built in Go, and
-// gives what its program gives; any other is left to the program.
+// A join key made of literals, string fields of e and hostkey() of them is
+// built in Go, and gives what its program gives; any other is left to the
+// program.
 func TestKeyPlanAgreesWithItsProgram(t *testing.T) {
 	for _, tc := range []struct {
 		by   string
@@ -177,7 +178,8 @@ func TestKeyPlanAgreesWithItsProgram(t *testing.T) {
 		{`"old-datanode/" + e.datanode.uuid`, true},
 		{`e.host + "/" + e.component + "/" + e.datanode.host`, true},
 		{`e.datanode.uuid != "" ? e.datanode.uuid : e.host`, false},
-		{`hostkey(e.host)`, false},
+		{`hostkey(e.host) + "/" + e.component`, true},
+		{`e.host.lowerAscii()`, false},
 		{`string(e.container)`, false},
 	} {
 		t.Run(tc.by, func(t *testing.T) {
