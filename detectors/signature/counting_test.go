@@ -80,15 +80,7 @@ func TestCountPerLoadErrors(t *testing.T) {
 		{"per not a string", "per: e.host}", "per: e.count}", `step pauses count.per: "e.count" has type int, want string`},
 		{"unknown corroboration", `fin.kind != ""`, `fon.kind != ""`, `undeclared reference to 'fon'`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			text := strings.Replace(perSig, tc.from, tc.to, 1)
-			if text == perSig {
-				t.Fatalf("%q is not in the signature", tc.from)
-			}
-			if err := compileText(t, text); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want %q", err, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantEditedError(t, perSig, tc.from, tc.to, tc.want) })
 	}
 }
 

@@ -159,15 +159,6 @@ func TestEachLoadErrors(t *testing.T) {
 		{"millis type", "  returned: string(burst.returned)\n", "  returned: millis(burst.returned)\n", "found no matching overload for 'millis'"},
 		{"key type", "match:\n  by: e.host\n", "match:\n  by: e.host\n  key: pause.time\n", "match.key: \"pause.time\" has type google.protobuf.Timestamp, want string"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			text := strings.Replace(eachSig, tc.from, tc.to, 1)
-			if text == eachSig {
-				t.Fatalf("%q not in the signature", tc.from)
-			}
-			err := compileText(t, text)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want %q", err, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantEditedError(t, eachSig, tc.from, tc.to, tc.want) })
 	}
 }

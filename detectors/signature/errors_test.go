@@ -42,6 +42,19 @@ func compileText(t *testing.T, text string) error {
 	return err
 }
 
+// wantEditedError checks that sig with from replaced by to fails to load
+// with an error containing want.
+func wantEditedError(t *testing.T, sig, from, to, want string) {
+	t.Helper()
+	text := strings.Replace(sig, from, to, 1)
+	if text == sig {
+		t.Fatalf("%q is not in the signature", from)
+	}
+	if err := compileText(t, text); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
+
 func TestBaseCompiles(t *testing.T) {
 	if err := compileText(t, base); err != nil {
 		t.Fatal(err)

@@ -111,16 +111,7 @@ func TestFollowedByLoadErrors(t *testing.T) {
 		{"unknown variable", "first.thread", "second.thread", `step pairs followed_by where: undeclared reference to 'second'`},
 		{"unknown key", "        within: 2s\n", "        within: 2s\n        widthin: 2s\n", `unknown key "widthin" in match.steps.followed_by`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			text := strings.Replace(pairSig, tc.from, tc.to, 1)
-			if text == pairSig {
-				t.Fatalf("%q is not in the signature", tc.from)
-			}
-			err := compileText(t, text)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want %q", err, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantEditedError(t, pairSig, tc.from, tc.to, tc.want) })
 	}
 }
 
