@@ -1,11 +1,13 @@
-// Package analysis assembles ozdoctor's pipeline: a source's files go
+// Package analysis assembles ozdoctor's pipeline: a Source's records go
 // through the Recognizer into the Merger (package stream), whose
 // event-time-ordered signals feed the engine (package detectors), whose
-// transitions feed the subscribers and the report. Run is the batch mode
-// over log bundles; Record and Recording.Replay drive the same pipeline
-// live; Checkpoint and RestorePipeline save and resume it. A run fills a
-// report.Result: the findings and the coverage, what was read and what
-// could not be.
+// transitions feed the subscribers and the report. Every source reaches
+// the pipeline through Pipeline.Step on a clock: Run is the batch mode
+// over log bundles, RunDocuments over a search engine's documents, and
+// Record and Recording.Replay drive the same pipeline live; Checkpoint and
+// RestorePipeline save and resume it. A run fills a report.Result: the
+// findings and the coverage, what was read and what could not be, counted
+// in one place (Input) for every mode.
 package analysis
 
 import (
@@ -133,43 +135,62 @@ type walkStats struct {
 // run is one walk of Run, holding every signal to its end if held, else
 // stopping at the first overtaken signal.
 func run(ctx context.Context, opt Options, held bool) (*report.Result, walkStats, error) {
-	var walk walkStats
 	p, err := NewPipeline(opt)
 	if err != nil {
-		return nil, walk, err
+		return nil, walkStats{}, err
 	}
+	src := &bundleSource{held: held}
+	res, err := p.Analyze(ctx, src)
+	if errors.Is(err, errOvertaken) {
+		return nil, src.walk, nil
+	}
+	return res, src.walk, err
+}
+
+// errOvertaken stops a walk whose order did not hold.
+var errOvertaken = errors.New("a file held records older than a file before it")
+
+// bundleSource is the source of a bundle run: the walk of its inputs
+// (parsers/bundle), read by several workers at once (walkParallel) in the
+// order of the files' first records, the merger holding every signal to
+// the end of the walk if held, else handing on what precedes the next
+// file. Its one Poll reads the whole walk.
+type bundleSource struct {
+	held bool
+	walk walkStats
+}
+
+func (b *bundleSource) Poll(ctx context.Context, in *Input, _ time.Time) (bool, error) {
+	p := in.p
 	walkCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p.held, p.overtaken = held, cancel
+	p.held, p.overtaken = b.held, cancel
 	p.merger.Hold()
 	p.observer = p.startObserver()
 	var problems []bundle.Problem
+	var err error
 	if workers := p.workers(); workers > 1 {
 		problems, err = p.walkParallel(walkCtx, workers)
 	} else {
-		problems, err = bundle.Walk(walkCtx, opt.Inputs, p.bundleOptions(), p.file)
+		problems, err = bundle.Walk(walkCtx, p.opt.Inputs, p.bundleOptions(), p.file)
 	}
 	p.observer.stop()
 	p.observer = nil
-	walk.released, walk.overtaken = p.merger.Stats().Released, p.merger.Overtaken()
-	if walk.overtaken > 0 && ctx.Err() == nil {
+	b.walk.released, b.walk.overtaken = p.merger.Stats().Released, p.merger.Overtaken()
+	if b.walk.overtaken > 0 && ctx.Err() == nil {
 		p.merger.Discard()
-		return nil, walk, nil
+		return true, errOvertaken
 	}
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err != nil {
 		p.merger.Discard()
-		return nil, walk, err
+		return true, err
 	}
 	p.merger.Unhold()
-	p.cov.Skipped = append(p.cov.Skipped, problems...)
-	if p.cov.Files.Len() == 0 {
-		p.cov.Skipped = nonNil(p.cov.Skipped)
-		return &report.Result{Coverage: p.finishCoverage()}, walk, ErrNoInput
-	}
-	return p.Finish(), walk, nil
+	in.Skipped(problems...)
+	return true, nil
 }
 
 // bundleOptions are the walk's: the files on disk ordered by the time of
@@ -224,6 +245,7 @@ type Pipeline struct {
 	collector detectors.Collector
 	metrics   map[string]bool // the /prom metrics detectors read
 	cov       report.Coverage
+	in        Input        // the sources' view of the pipeline, and the coverage of their followed files
 	held      bool         // a bundle run holds every signal to the end of its walk
 	overtaken func()       // ends a bundle run's walk whose order did not hold
 	heads     sync.Pool    // *log4j.Scanner of the starts of files (firstTime)
@@ -267,6 +289,7 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 		merger: stream.NewMerger(stream.Options{Lateness: opt.Lateness, Idle: opt.Idle, Since: opt.Since, Until: opt.Until,
 			SpillBudget: opt.SpillBudget, SpillDir: opt.SpillDir})}
 	p.target = p.merger
+	p.in.p = p
 	p.env = &detectors.Env{Settings: site.New(), Identity: detectors.NewIdentity(), Options: opt.DetectorOptions,
 		Batch: opt.Subscribe == nil} // no one sees a finding before the report
 	eng := opt.Engine
@@ -306,8 +329,8 @@ func NewPipeline(opt Options) (*Pipeline, error) {
 // service scraped, on a stream of their own that ends with them: it holds
 // the other sources back only until their watermarks pass at. It returns
 // how many it pushed.
-func (p *Pipeline) Samples(snap *prom.Snapshot, host string, comp parsers.Component, at time.Time, origin string, now time.Time) int {
-	return p.samples(p.target, snap, host, comp, at, origin, now)
+func (in *Input) Samples(snap *prom.Snapshot, host string, comp parsers.Component, at time.Time, origin string, now time.Time) int {
+	return in.p.samples(in.p.target, snap, host, comp, at, origin, now)
 }
 
 func (p *Pipeline) samples(target stream.Streams, snap *prom.Snapshot, host string, comp parsers.Component, at time.Time, origin string, now time.Time) int {
@@ -323,32 +346,24 @@ func (p *Pipeline) samples(target stream.Streams, snap *prom.Snapshot, host stri
 	return n
 }
 
-// Streams is where a source that makes its own signals (an Elasticsearch
-// query, a /prom scraper, a test) opens its streams and pushes them.
-func (p *Pipeline) Streams() stream.Streams { return p.merger }
-
-// Recognizer returns the pipeline's recognizer, for sources that follow
-// files themselves (stream.Recognizer.Follow).
-func (p *Pipeline) Recognizer() *stream.Recognizer { return p.recog }
-
 // CloseStreams ends every stream the pipeline holds: a restored pipeline's
 // sources open theirs anew.
 func (p *Pipeline) CloseStreams() { p.merger.CloseAll() }
 
-// Coverage returns what the run has read so far, with the given files
-// (a source that follows files counts them itself).
-func (p *Pipeline) Coverage(files []report.FileCoverage) report.Coverage {
+// Coverage returns what the run has read so far: the files read to their
+// end and those still followed.
+func (p *Pipeline) Coverage() report.Coverage {
+	if len(p.in.files) == 0 {
+		return p.finishCoverage()
+	}
 	saved := p.cov.Files
-	p.cov.Files = report.FilesOf(append(slices.Collect(saved.All()), files...))
+	p.cov.Files = report.FilesOf(append(slices.Collect(saved.All()), p.in.coverage()...))
 	defer func() { p.cov.Files = saved }()
 	return p.finishCoverage()
 }
 
 // Queued returns how many signals wait in the merger for their turn.
 func (p *Pipeline) Queued() int { return p.merger.Queued() }
-
-// Zone returns the zone of host's log timestamps.
-func (p *Pipeline) Zone(host string) *time.Location { return p.zone(host) }
 
 // Engine returns the pipeline's engine: its alerts and state for a run
 // that does not end.
@@ -369,6 +384,7 @@ func (p *Pipeline) Release(now time.Time) {
 // Finish ends the input: everything queued is handed on, the detectors are
 // flushed at the end of the input, and the report is the final state.
 func (p *Pipeline) Finish() *report.Result {
+	p.in.settle()
 	p.drain()
 	if e := p.merger.SpillStats().Lost; e != "" {
 		p.cov.Skipped = append(p.cov.Skipped, bundle.Problem{Path: "(spill file)", Reason: e})

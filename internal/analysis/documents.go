@@ -37,17 +37,27 @@ func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*report
 	if err != nil {
 		return nil, err
 	}
-	feed := p.NewDocumentFeed()
-	silences, err := src.Silences(ctx, SilencesMatter)
+	return p.Analyze(ctx, Documents(src))
+}
+
+// Documents is the batch source of src's documents: its silences, then
+// every document that holds a literal, in one Poll.
+func Documents(src DocumentSource) Source { return documents{src} }
+
+type documents struct{ src DocumentSource }
+
+func (d documents) Poll(ctx context.Context, in *Input, _ time.Time) (bool, error) {
+	feed := in.Documents()
+	silences, err := d.src.Silences(ctx, SilencesMatter)
 	if err != nil {
-		return nil, err
+		return true, err
 	}
 	feed.Silences(silences)
 	n := 0
-	err = src.Documents(ctx, p.cat.LiteralEdges(), func(d parsers.Document) error {
-		feed.Document(d, time.Time{})
+	err = d.src.Documents(ctx, in.Literals(), func(doc parsers.Document) error {
+		feed.Document(doc, time.Time{})
 		if n++; n%releaseEvery == 0 {
-			p.Release(time.Time{})
+			in.Release(time.Time{})
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -55,16 +65,10 @@ func RunDocuments(ctx context.Context, opt Options, src DocumentSource) (*report
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return true, err
 	}
-	for _, fc := range feed.End(time.Time{}) {
-		p.cov.Files.Add(fc, 0, 0, "")
-	}
-	if p.cov.Files.Len() == 0 {
-		p.cov.Skipped = nonNil(p.cov.Skipped)
-		return &report.Result{Coverage: p.finishCoverage()}, ErrNoInput
-	}
-	return p.Finish(), nil
+	feed.End(time.Time{})
+	return true, nil
 }
 
 // SilencesMatter selects the files whose silences detectors read: SCM logs
@@ -75,20 +79,20 @@ func SilencesMatter(host, path string) bool {
 }
 
 // Literals are the catalogue's literals a document source pushes down.
-func (p *Pipeline) Literals() []catalogue.Literal { return p.cat.LiteralEdges() }
+func (in *Input) Literals() []catalogue.Literal { return in.p.cat.LiteralEdges() }
 
 // DocumentFeed hands a document source's documents and silences to a
 // pipeline: each host's file is one stream.
 type DocumentFeed struct {
-	p       *Pipeline
+	in      *Input
 	recog   *stream.Recognizer // without silences: the documents are a selection
 	streams map[string]*docStream
 	order   []*docStream
 }
 
-// NewDocumentFeed returns a feed into p.
-func (p *Pipeline) NewDocumentFeed() *DocumentFeed {
-	return &DocumentFeed{p: p, recog: stream.NewRecognizer(p.cat, 0), streams: map[string]*docStream{}}
+// Documents returns a feed of documents into the pipeline.
+func (in *Input) Documents() *DocumentFeed {
+	return &DocumentFeed{in: in, recog: stream.NewRecognizer(in.p.cat, 0), streams: map[string]*docStream{}}
 }
 
 // Document feeds one document's lines (several when the shipper folded a
@@ -97,7 +101,7 @@ func (f *DocumentFeed) Document(d parsers.Document, now time.Time) {
 	key := d.Host + "\x00" + d.Path
 	ds := f.streams[key]
 	if ds == nil {
-		ds = f.p.openDocStream(f.recog, d)
+		ds = f.openDocStream(d)
 		f.streams[key] = ds
 		f.order = append(f.order, ds)
 	}
@@ -112,33 +116,29 @@ func (f *DocumentFeed) Flush(now time.Time) {
 	}
 }
 
-// End closes the streams and returns their coverage.
-func (f *DocumentFeed) End(now time.Time) []report.FileCoverage {
-	out := make([]report.FileCoverage, 0, len(f.order))
+// End closes the streams.
+func (f *DocumentFeed) End(now time.Time) {
 	for _, ds := range f.order {
-		out = append(out, ds.end(now))
+		ds.fl.End(now)
 	}
 	f.streams, f.order = map[string]*docStream{}, nil
-	return out
 }
 
 // docStream is one host's file as its documents arrive.
 type docStream struct {
-	fl   *stream.Follower
-	fc   report.FileCoverage
+	fl   *Followed
 	line int
 }
 
-func (p *Pipeline) openDocStream(recog *stream.Recognizer, d parsers.Document) *docStream {
-	host, comp, kind := bundle.Classify(d.Path)
+func (f *DocumentFeed) openDocStream(d parsers.Document) *docStream {
+	file := f.in.File(d.Path)
 	if d.Host != "" {
-		host = d.Host
+		file.Host, file.Zone = d.Host, f.in.p.zone(d.Host)
 	}
-	f := stream.File{Path: d.Host + ":" + d.Path, Host: host, Component: comp, Kind: kind, Zone: p.zone(host)}
-	return &docStream{
-		fl: recog.Follow(f, 1, 0, p.merger),
-		fc: report.FileCoverage{Path: f.Path, Host: host, Component: string(comp), Kind: string(kind)},
-	}
+	file.Path = d.Host + ":" + d.Path
+	fl := f.in.follow(f.recog, file, 1, 0)
+	fl.file.fc.Note = "documents selected by the pushed-down query"
+	return &docStream{fl: fl}
 }
 
 // feed hands on a document's lines.
@@ -146,26 +146,19 @@ func (ds *docStream) feed(d parsers.Document, now time.Time) {
 	off := d.Offset
 	for line := range strings.SplitSeq(strings.TrimSuffix(d.Message, "\n"), "\n") {
 		ds.line++
-		ds.fl.FeedLine([]byte(line), ds.line, off)
+		ds.fl.Follower.FeedLine([]byte(line), ds.line, off) // counted below, as the document's bytes
 		if off >= 0 {
 			off += int64(len(line)) + 1
 		}
 	}
-	ds.fc.Bytes += int64(len(d.Message))
+	ds.fl.file.fc.Bytes += int64(len(d.Message))
 	ds.fl.Drain(now)
-}
-
-// end closes the stream and returns its coverage.
-func (ds *docStream) end(now time.Time) report.FileCoverage {
-	fc := Recognised(ds.fc, ds.fl.End(now))
-	fc.Note = joinNote(fc.Note, "documents selected by the pushed-down query")
-	return fc
 }
 
 // Silences hands a source's silences on as LogGap signals, one stream per
 // file.
 func (f *DocumentFeed) Silences(silences []parsers.Silence) {
-	p := f.p
+	p := f.in.p
 	byFile := map[string]stream.ID{}
 	var ids []stream.ID
 	for _, s := range silences {

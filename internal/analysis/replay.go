@@ -132,15 +132,33 @@ func (r *Recording) Replay(opt Options, plan ReplayPlan) (*report.Result, Replay
 // replayInto feeds the recording through p (see Replay) and returns the
 // pipeline in use at the end: a restart replaces it.
 func (r *Recording) replayInto(p *Pipeline, opt Options, plan ReplayPlan) (*Pipeline, ReplayStats, error) {
-	rng := rand.New(rand.NewSource(plan.Seed))
-	type cursor struct {
-		id    stream.ID
-		st    *RecordedStream
-		next  int
-		delay time.Duration
-		every int
-		last  time.Time // wall time of the latest delivery
+	src := &replay{r: r, plan: plan, rng: rand.New(rand.NewSource(plan.Seed))}
+	wall := r.start().Add(-time.Minute)
+	for ; ; wall = wall.Add(plan.Step) {
+		ended, _ := p.Step(context.Background(), src, wall)
+		if src.stats.Steps > 0 && slices.Contains(plan.Restarts, src.stats.Steps) {
+			data, err := p.Checkpoint(nil)
+			if err != nil {
+				return p, src.stats, fmt.Errorf("step %d: %w", src.stats.Steps, err)
+			}
+			var fresh []string
+			if p, _, fresh, err = RestorePipeline(opt, data); err != nil {
+				return p, src.stats, fmt.Errorf("step %d: %w", src.stats.Steps, err)
+			}
+			if len(fresh) > 0 {
+				return p, src.stats, fmt.Errorf("step %d: state of %v not restored", src.stats.Steps, fresh)
+			}
+			src.stats.Restarts++
+			src.stats.CheckpointBytes = max(src.stats.CheckpointBytes, len(data))
+		}
+		if ended {
+			return p, src.stats, nil
+		}
 	}
+}
+
+// start is the time of the earliest timed signal.
+func (r *Recording) start() time.Time {
 	var start time.Time
 	for _, st := range r.Streams {
 		for _, ev := range st.Events {
@@ -149,67 +167,80 @@ func (r *Recording) replayInto(p *Pipeline, opt Options, plan ReplayPlan) (*Pipe
 			}
 		}
 	}
-	wall := start.Add(-time.Minute)
-	cs := make([]*cursor, len(r.Streams))
-	for i := range r.Streams {
-		st := &r.Streams[i]
-		cs[i] = &cursor{id: p.merger.Open(st.Host, st.Component, wall), st: st, last: wall,
-			delay: time.Duration(rng.Int63n(int64(plan.MaxDelay) + 1)), every: 1 + rng.Intn(plan.MaxEvery)}
-	}
-	var stats ReplayStats
-	open := len(cs)
-	for _, c := range cs {
-		if len(c.st.Events) == 0 {
-			p.merger.Close(c.id)
-			open--
+	return start
+}
+
+// replay is a recording as a live source (Replay): at its first poll every
+// stream opens, and at each poll a stream due delivers the records that
+// are a random delay behind the clock.
+type replay struct {
+	r       *Recording
+	plan    ReplayPlan
+	rng     *rand.Rand
+	cursors []*cursor // nil before the first poll
+	open    int
+	stats   ReplayStats
+}
+
+// cursor is where one stream of a replay stands.
+type cursor struct {
+	id    stream.ID
+	st    *RecordedStream
+	next  int
+	delay time.Duration
+	every int
+	last  time.Time // wall time of the latest delivery
+}
+
+func (s *replay) Poll(_ context.Context, in *Input, wall time.Time) (bool, error) {
+	streams := in.Signals()
+	if s.cursors == nil {
+		s.cursors = make([]*cursor, len(s.r.Streams))
+		for i := range s.r.Streams {
+			st := &s.r.Streams[i]
+			s.cursors[i] = &cursor{id: streams.Open(st.Host, st.Component, wall), st: st, last: wall,
+				delay: time.Duration(s.rng.Int63n(int64(s.plan.MaxDelay) + 1)), every: 1 + s.rng.Intn(s.plan.MaxEvery)}
+		}
+		s.open = len(s.cursors)
+		for _, c := range s.cursors {
+			if len(c.st.Events) == 0 {
+				streams.Close(c.id)
+				s.open--
+			}
 		}
 	}
-	for ; open > 0; wall = wall.Add(plan.Step) {
-		stats.Steps++
-		for _, c := range cs {
-			if c.next == len(c.st.Events) || stats.Steps%c.every != 0 {
+	if s.open == 0 {
+		return true, nil
+	}
+	s.stats.Steps++
+	for _, c := range s.cursors {
+		if c.next == len(c.st.Events) || s.stats.Steps%c.every != 0 {
+			continue
+		}
+		delivered := false
+		for ; c.next < len(c.st.Events); c.next++ {
+			ev := c.st.Events[c.next]
+			if ev.Relabel {
+				streams.Relabel(c.id, ev.Host, ev.Component)
 				continue
 			}
-			delivered := false
-			for ; c.next < len(c.st.Events); c.next++ {
-				ev := c.st.Events[c.next]
-				if ev.Relabel {
-					p.merger.Relabel(c.id, ev.Host, ev.Component)
-					continue
-				}
-				if t := ev.Signal.Time; !t.IsZero() && t.After(wall.Add(-c.delay)) {
-					break
-				}
-				p.merger.Push(c.id, ev.Signal, wall)
-				delivered = true
+			if t := ev.Signal.Time; !t.IsZero() && t.After(wall.Add(-c.delay)) {
+				break
 			}
-			if idle := wall.Sub(c.last); idle > stats.LongestIdle {
-				stats.LongestIdle, stats.IdleStream = idle, c.st.Host
-			}
-			if delivered {
-				c.last = wall
-			}
-			if c.next == len(c.st.Events) {
-				p.merger.Close(c.id)
-				open--
-			}
+			streams.Push(c.id, ev.Signal, wall)
+			delivered = true
 		}
-		p.Release(wall)
-		if slices.Contains(plan.Restarts, stats.Steps) {
-			data, err := p.Checkpoint(nil)
-			if err != nil {
-				return p, stats, fmt.Errorf("step %d: %w", stats.Steps, err)
-			}
-			var fresh []string
-			if p, _, fresh, err = RestorePipeline(opt, data); err != nil {
-				return p, stats, fmt.Errorf("step %d: %w", stats.Steps, err)
-			}
-			if len(fresh) > 0 {
-				return p, stats, fmt.Errorf("step %d: state of %v not restored", stats.Steps, fresh)
-			}
-			stats.Restarts++
-			stats.CheckpointBytes = max(stats.CheckpointBytes, len(data))
+		if idle := wall.Sub(c.last); idle > s.stats.LongestIdle {
+			s.stats.LongestIdle, s.stats.IdleStream = idle, c.st.Host
+		}
+		if delivered {
+			c.last = wall
+		}
+		if c.next == len(c.st.Events) {
+			streams.Close(c.id)
+			s.open--
 		}
 	}
-	return p, stats, nil
+	in.Release(wall)
+	return s.open == 0, nil
 }

@@ -84,8 +84,8 @@ func TestWatchCoverageIsABundleRunsCoverage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(d.follows) > 0 {
-		t.Fatalf("%d files still followed after they were removed", len(d.follows))
+	if n := len(d.src.(*files).follows); n > 0 {
+		t.Fatalf("%d files still followed after they were removed", n)
 	}
 	compare("let go:", true)
 }

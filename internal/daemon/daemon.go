@@ -14,21 +14,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ozdoctor/ozdoctor/detectors"
 	"github.com/ozdoctor/ozdoctor/internal/analysis"
-	"github.com/ozdoctor/ozdoctor/internal/stream"
 	"github.com/ozdoctor/ozdoctor/parsers"
-	"github.com/ozdoctor/ozdoctor/parsers/bundle"
-	"github.com/ozdoctor/ozdoctor/parsers/tail"
 	"github.com/ozdoctor/ozdoctor/report"
 	"github.com/ozdoctor/ozdoctor/sinks"
 	"github.com/ozdoctor/ozdoctor/sinks/alertmanager"
@@ -81,27 +76,15 @@ type Daemon struct {
 	cfg         Config
 	mu          sync.Mutex // the pipeline, the followers and the checkpoint
 	pipe        *analysis.Pipeline
-	tailer      *tail.Tailer // nil when reading Elasticsearch
-	es          *esFollow    // nil when following files
-	scraper     *scraper     // nil without scrape targets
-	follows     map[string]*follow
-	ended       map[string]stream.FileResult // by path: what was recognised of a file let go
+	src         liveSource // the followed files, or Elasticsearch
+	scraper     *scraper   // nil without scrape targets
 	am          *alertmanager.Sink
 	esq         *elasticsearch.Queue
 	metrics     *metrics.Metrics
 	outputs     []sinks.Output // metrics, then Alertmanager, Elasticsearch and JSON lines as configured
-	sources     map[string]*metrics.Source
-	saved       time.Time // wall time of the last checkpoint attempt
+	saved       time.Time      // wall time of the last checkpoint attempt
 	checkpoints metrics.Checkpoint
 	ready       atomic.Bool
-}
-
-// follow is one followed file being recognised.
-type follow struct {
-	fl      *stream.Follower
-	path    string
-	last    time.Time // wall time of its last line
-	flushed bool      // its open record was flushed since its last line
 }
 
 const checkpointFile = "checkpoint.json"
@@ -133,7 +116,7 @@ func New(cfg Config) (*Daemon, error) {
 	case len(cfg.Logs) > 0 && cfg.ES != nil:
 		return nil, errors.New("follow log files (logs) or read Elasticsearch (es.url), not both")
 	}
-	d := &Daemon{cfg: cfg, follows: map[string]*follow{}, ended: map[string]stream.FileResult{}, sources: map[string]*metrics.Source{}}
+	d := &Daemon{cfg: cfg}
 	if len(cfg.Scrape.Targets) > 0 {
 		var err error
 		if d.scraper, err = newScraper(cfg.Scrape); err != nil {
@@ -204,18 +187,12 @@ func New(cfg Config) (*Daemon, error) {
 		}
 	}
 	if cfg.ES != nil {
-		if d.es, err = newESFollow(*cfg.ES, d.pipe, positions); err != nil {
-			return nil, err
-		}
-		return d, nil
+		d.src, err = newESFollow(*cfg.ES, positions)
+	} else {
+		d.src, err = newFiles(cfg, positions)
 	}
-	if d.tailer, err = tail.New(tail.Options{Globs: cfg.Logs, Poll: cfg.Poll, LookBack: cfg.LookBack, Now: cfg.Now}); err != nil {
+	if err != nil {
 		return nil, err
-	}
-	if positions != nil {
-		if err := d.tailer.Restore(positions); err != nil {
-			return nil, err
-		}
 	}
 	return d, nil
 }
@@ -247,27 +224,21 @@ func (d *Daemon) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			err := d.Checkpoint()
-			if d.tailer != nil {
-				d.tailer.Close()
-			}
+			d.src.close()
 			return err
 		case <-tick.C:
 		}
 	}
 }
 
-// Step reads what the files gained, recognises it, releases what is due
+// Step reads what the source gained, recognises it, releases what is due
 // and checkpoints when it is time.
 func (d *Daemon) Step(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.cfg.Now()
-	var errs []error
-	if d.es != nil {
-		errs = append(errs, d.es.poll(ctx, d.pipe, now))
-	} else {
-		errs = append(errs, d.stepFiles(ctx, now))
-	}
+	_, err := d.pipe.Step(ctx, d.src, now)
+	errs := []error{err}
 	if now.Sub(d.saved) >= d.cfg.CheckpointEvery {
 		errs = append(errs, d.checkpoint(now))
 	}
@@ -276,83 +247,13 @@ func (d *Daemon) Step(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// stepFiles reads what the files gained, recognises it and releases what is
-// due at wall time now.
-func (d *Daemon) stepFiles(ctx context.Context, now time.Time) error {
-	var errs []error
-	for {
-		chunks, err := d.tailer.Poll(ctx)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		for _, c := range chunks {
-			d.consume(c, now)
-		}
-		if !d.tailer.More() || ctx.Err() != nil {
-			break
-		}
-	}
-	for _, f := range d.follows {
-		if !f.flushed && now.Sub(f.last) >= d.cfg.IdleFlush {
-			f.fl.Flush(now)
-			f.flushed = true
-		}
-		if f.flushed {
-			f.fl.CaughtUp(now)
-		}
-	}
-	d.pipe.Release(now)
-	return errors.Join(errs...)
-}
-
-// consume feeds one chunk of a followed file to its follower.
-func (d *Daemon) consume(c tail.Chunk, now time.Time) {
-	f := d.follows[c.Stream]
-	if f == nil && len(c.Lines) > 0 {
-		host, comp, kind := bundle.Classify(c.Path)
-		fl := d.pipe.Recognizer().Follow(stream.File{Path: c.Path, Host: host, Component: comp, Kind: kind,
-			Zone: d.pipe.Zone(host)}, c.Lines[0].Num, c.Lines[0].Offset, d.pipe.Streams())
-		f = &follow{fl: fl, path: c.Path}
-		d.follows[c.Stream] = f
-	}
-	if f == nil {
-		return
-	}
-	src := d.sources[c.Path]
-	if src == nil {
-		src = &metrics.Source{Name: c.Path}
-		d.sources[c.Path] = src
-	}
-	for _, l := range c.Lines {
-		f.fl.FeedLine(l.Text, l.Num, l.Offset)
-		src.Records++
-		src.Bytes += int64(len(l.Text)) + 1
-	}
-	if len(c.Lines) > 0 {
-		f.last, f.flushed = now, false
-	}
-	if c.End {
-		res := f.fl.End(now)
-		src.ParseErrors += res.Stats.Unparsed
-		d.ended[c.Path] = res
-		delete(d.follows, c.Stream)
-		return
-	}
-	f.fl.Drain(now)
-}
-
 func (d *Daemon) stats(now time.Time) metrics.Stats {
 	eng := d.pipe.Engine()
 	st := metrics.Stats{Engine: eng.Stats(), MergerQueued: d.pipe.Queued()}
 	for _, ds := range eng.State() {
 		st.States = append(st.States, metrics.DetectorState{Detector: ds.Detector, Stats: ds.Stats})
 	}
-	for _, s := range d.sources {
-		st.Sources = append(st.Sources, *s)
-	}
-	if d.es != nil {
-		st.Sources = append(st.Sources, d.es.stats)
-	}
+	st.Sources = d.src.stats()
 	if d.scraper != nil {
 		for _, t := range d.scraper.targets {
 			st.Sources = append(st.Sources, t.source)
@@ -391,24 +292,9 @@ func (d *Daemon) checkpoint(now time.Time) error {
 	return nil
 }
 
-// writeCheckpoint writes the pipeline's state with the sources' positions:
-// for a file whose last record is still open, the position of its first
-// line, so that a restart reads it again whole.
+// writeCheckpoint writes the pipeline's state with the source's positions.
 func (d *Daemon) writeCheckpoint() error {
-	var positions []parsers.Position
-	if d.es != nil {
-		positions = []parsers.Position{d.es.position()}
-	} else {
-		positions = d.tailer.Positions()
-		for i, p := range positions {
-			if f := d.follows[p.Stream]; f != nil {
-				if line, off, ok := f.fl.OpenPosition(); ok {
-					positions[i].Line, positions[i].Offset = line-1, off
-				}
-			}
-		}
-	}
-	data, err := d.pipe.Checkpoint(positions)
+	data, err := d.pipe.Checkpoint(d.src.positions())
 	if err != nil {
 		return err
 	}
@@ -433,28 +319,8 @@ func (d *Daemon) Report() *report.Result {
 			findings = append(findings, f)
 		}
 	}
-	r := &report.Result{Findings: detectors.FindingsOf(findings)}
-	open := map[string]*follow{}
-	for _, f := range d.follows {
-		open[f.path] = f
-	}
-	var files []report.FileCoverage
-	for _, path := range slices.Sorted(maps.Keys(d.sources)) {
-		host, comp, kind := bundle.Classify(path)
-		fc := report.FileCoverage{Path: path, Host: host, Component: string(comp), Kind: string(kind)}
-		if f := open[path]; f != nil {
-			fc = analysis.Recognised(fc, f.fl.Result())
-		} else if res, ok := d.ended[path]; ok {
-			fc = analysis.Recognised(fc, res)
-		}
-		fc.Bytes = d.sources[path].Bytes
-		files = append(files, fc)
-	}
-	r.Coverage = d.pipe.Coverage(files)
-	r.Coverage.Inputs = d.cfg.Logs
-	if d.es != nil {
-		r.Coverage.Inputs = []string{d.es.esStream()}
-	}
+	r := &report.Result{Findings: detectors.FindingsOf(findings), Coverage: d.pipe.Coverage()}
+	r.Coverage.Inputs = d.src.inputs()
 	return r
 }
 

@@ -86,7 +86,7 @@ func TestWatchFindsWhatABundleRunFinds(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(state, checkpointFile)); err != nil {
 				t.Fatalf("no checkpoint to restart from: %v", err)
 			}
-			d.tailer.Close()
+			d.src.close()
 			if d, err = New(cfg); err != nil {
 				t.Fatalf("restart: %v", err)
 			}

@@ -46,28 +46,29 @@ func (c *ESConfig) defaults() {
 	}
 }
 
-// esFollow is the Elasticsearch source of a daemon.
+// esFollow is the Elasticsearch source of a daemon: a window of documents
+// a settling delay behind the wall clock at every poll.
 type esFollow struct {
 	cfg    ESConfig
 	src    *es.Source
 	feed   *analysis.DocumentFeed
-	cursor time.Time // event time up to which every document was read
-	polled time.Time // wall time of the last poll
-	stats  metrics.Source
+	cursor time.Time      // event time up to which every document was read
+	polled time.Time      // wall time of the last poll
+	read   metrics.Source // what it has read, for /metrics
 }
 
 // esStream names the source's position in a checkpoint: Offset holds the
 // cursor in Unix milliseconds.
 func (e *esFollow) esStream() string { return "elasticsearch " + e.src.Name() }
 
-func newESFollow(cfg ESConfig, pipe *analysis.Pipeline, positions []parsers.Position) (*esFollow, error) {
+func newESFollow(cfg ESConfig, positions []parsers.Position) (*esFollow, error) {
 	cfg.defaults()
 	src, err := es.New(cfg.Source)
 	if err != nil {
 		return nil, err
 	}
-	e := &esFollow{cfg: cfg, src: src, feed: pipe.NewDocumentFeed()}
-	e.stats.Name = e.esStream()
+	e := &esFollow{cfg: cfg, src: src}
+	e.read.Name = e.esStream()
 	for _, p := range positions {
 		if p.Stream == e.esStream() {
 			e.cursor = time.UnixMilli(p.Offset).UTC()
@@ -76,16 +77,25 @@ func newESFollow(cfg ESConfig, pipe *analysis.Pipeline, positions []parsers.Posi
 	return e, nil
 }
 
-// position is the cursor as a checkpoint position.
-func (e *esFollow) position() parsers.Position {
-	return parsers.Position{Stream: e.esStream(), Offset: e.cursor.UnixMilli()}
+// positions hold the cursor.
+func (e *esFollow) positions() []parsers.Position {
+	return []parsers.Position{{Stream: e.esStream(), Offset: e.cursor.UnixMilli()}}
 }
 
-// poll reads the next window when it is due, feeds it and releases what
+func (e *esFollow) stats() []metrics.Source { return []metrics.Source{e.read} }
+
+func (e *esFollow) inputs() []string { return []string{e.esStream()} }
+
+func (e *esFollow) close() {}
+
+// Poll reads the next window when it is due, feeds it and releases what
 // it completes; the cursor moves only when the whole window was read.
-func (e *esFollow) poll(ctx context.Context, pipe *analysis.Pipeline, now time.Time) error {
+func (e *esFollow) Poll(ctx context.Context, in *analysis.Input, now time.Time) (bool, error) {
+	if e.feed == nil {
+		e.feed = in.Documents()
+	}
 	if now.Sub(e.polled) < e.cfg.Poll {
-		return nil
+		return false, nil
 	}
 	e.polled = now
 	until := now.Add(-e.cfg.Settle).Truncate(time.Millisecond)
@@ -94,18 +104,18 @@ func (e *esFollow) poll(ctx context.Context, pipe *analysis.Pipeline, now time.T
 		from = until.Add(-e.cfg.LookBack)
 	}
 	if !until.After(from) {
-		return nil
+		return false, nil
 	}
 	silences, err := e.src.Between(from.Add(-e.cfg.Horizon), until).Silences(ctx, analysis.SilencesMatter)
 	if err != nil {
-		return e.failed(err)
+		return false, e.failed(err)
 	}
 	var docs []parsers.Document // a window's signals: read whole before any is fed
-	if err := e.src.Between(from, until).Documents(ctx, pipe.Literals(), func(d parsers.Document) error {
+	if err := e.src.Between(from, until).Documents(ctx, in.Literals(), func(d parsers.Document) error {
 		docs = append(docs, d)
 		return nil
 	}); err != nil {
-		return e.failed(err)
+		return false, e.failed(err)
 	}
 	var fresh []parsers.Silence
 	for _, s := range silences {
@@ -116,14 +126,14 @@ func (e *esFollow) poll(ctx context.Context, pipe *analysis.Pipeline, now time.T
 	e.feed.Silences(fresh)
 	for _, d := range docs {
 		e.feed.Document(d, until)
-		e.stats.Records++
-		e.stats.Bytes += int64(len(d.Message))
+		e.read.Records++
+		e.read.Bytes += int64(len(d.Message))
 	}
 	e.feed.Flush(until)
-	pipe.Release(until)
+	in.Release(until)
 	e.cursor = until
-	e.stats.Lag = now.Sub(until)
-	return nil
+	e.read.Lag = now.Sub(until)
+	return false, nil
 }
 
 func (e *esFollow) failed(err error) error {

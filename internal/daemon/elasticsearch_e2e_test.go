@@ -172,4 +172,29 @@ func TestWatchElasticsearchResumesAfterKill(t *testing.T) {
 	if st := d.esq.Stats(); st.Queue != 0 || st.Dropped != 0 {
 		t.Errorf("findings queue: %+v", st)
 	}
+	// The / page lists the streams of documents read since the restart as
+	// a batch run over the same index lists them (the coverage of every
+	// source is counted in one place).
+	src, err := es.New(cfg.ES.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	esBatch, err := analysis.RunDocuments(ctx, opt, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batchFiles := map[string]string{}
+	for fc := range esBatch.Coverage.Files.All() {
+		batchFiles[fc.Path] = fc.Host + " " + fc.Component + " " + fc.Kind + " " + fc.Note
+	}
+	watched := 0
+	for fc := range d.Report().Coverage.Files.All() {
+		watched++
+		if got, want := fc.Host+" "+fc.Component+" "+fc.Kind+" "+fc.Note, batchFiles[fc.Path]; got != want {
+			t.Errorf("/ page lists %s as %q, the batch run as %q", fc.Path, got, want)
+		}
+	}
+	if watched == 0 || watched > len(batchFiles) {
+		t.Errorf("/ page lists %d streams of documents, the batch run %d", watched, len(batchFiles))
+	}
 }

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,7 +35,6 @@ func TestDaemonMemoryStaysFlatOverManyIncidents(t *testing.T) {
 	}
 	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	const gap = 10 * time.Minute
-	streams := d.pipe.Streams()
 	fired, resolved := 0, 0
 	d.pipe.Engine().Subscribe(func(tr detectors.Transition) {
 		switch {
@@ -44,10 +44,12 @@ func TestDaemonMemoryStaysFlatOverManyIncidents(t *testing.T) {
 			resolved++
 		}
 	})
-	feed := func(from, to int) {
-		for i := from; i < to; i++ {
+	// One incident's stream, a source of the daemon's pipeline as its files are.
+	incident := func(i int) analysis.Source {
+		return analysis.SourceFunc(func(_ context.Context, in *analysis.Input, _ time.Time) (bool, error) {
 			at := start.Add(time.Duration(i) * gap)
 			host := fmt.Sprintf("dn%05d.example.com", i)
+			streams := in.Signals()
 			id := streams.Open(host, parsers.ComponentDatanode, at)
 			// JvmPauseMonitor's line (Ratis JvmPauseMonitor, layouts.md's
 			// background lines) as the catalogue decodes it.
@@ -56,7 +58,13 @@ func TestDaemonMemoryStaysFlatOverManyIncidents(t *testing.T) {
 				Text: "JvmPauseMonitor-" + host + ": Detected pause in JVM or host machine approximately 15.000s with 14.900s GC time."}, at)
 			streams.Progress(id, at.Add(time.Second), at)
 			streams.Close(id)
-			d.pipe.Release(at.Add(time.Second))
+			in.Release(at.Add(time.Second))
+			return true, nil
+		})
+	}
+	feed := func(from, to int) {
+		for i := from; i < to; i++ {
+			d.pipe.Step(context.Background(), incident(i), start.Add(time.Duration(i)*gap))
 		}
 		d.pipe.Release(start.Add(time.Duration(to) * gap))
 	}

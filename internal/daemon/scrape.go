@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ozdoctor/ozdoctor/internal/analysis"
 	"github.com/ozdoctor/ozdoctor/parsers"
 	"github.com/ozdoctor/ozdoctor/parsers/prom"
 	"github.com/ozdoctor/ozdoctor/sinks/metrics"
@@ -170,5 +171,8 @@ func (d *Daemon) scraped(r scrapeResult, now time.Time) {
 	}
 	t.source.Records += int64(len(r.snap.Samples))
 	t.source.ParseErrors += int64(r.snap.Errors)
-	d.pipe.Samples(r.snap, t.host, t.Component, now, t.URL, now)
+	d.pipe.Step(context.Background(), analysis.SourceFunc(func(_ context.Context, in *analysis.Input, now time.Time) (bool, error) {
+		in.Samples(r.snap, t.host, t.Component, now, t.URL, now)
+		return true, nil
+	}), now)
 }
