@@ -23,7 +23,8 @@ import (
 // that memory stays bounded whatever the files' sizes.
 
 // walkParallel reads the inputs with workers at once into the pipeline.
-func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Problem, error) {
+func (b *bundleSource) walkParallel(ctx context.Context, workers int) ([]bundle.Problem, error) {
+	p := b.p
 	recognizers := make(chan *stream.Recognizer, workers)
 	for range workers {
 		recognizers <- stream.NewRecognizer(p.cat, p.opt.GapThreshold)
@@ -44,7 +45,7 @@ func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Prob
 		defer func() { recognizers <- recog }()
 		target := &turnStreams{tr: tr}
 		fc, err := p.read(f, rd, recog, target)
-		tr.do(func() { p.commit(fc, f.Rank, f.Next) })
+		tr.do(func() { b.commit(fc, f.Rank, f.Next) })
 		return err
 	}
 	end := func(t *bundle.Turn) {
@@ -52,7 +53,7 @@ func (p *Pipeline) walkParallel(ctx context.Context, workers int) ([]bundle.Prob
 			tr.goLive()
 		}
 	}
-	return bundle.WalkParallel(ctx, p.opt.Inputs, p.bundleOptions(), workers, visit, end)
+	return bundle.WalkParallel(ctx, p.opt.Inputs, b.options(), workers, visit, end)
 }
 
 // turnRecord is what a file on disk keeps until its turn.

@@ -75,7 +75,8 @@ func Record(ctx context.Context, opt Options) (*Recording, error) {
 	}
 	rec := &Recording{}
 	p.target = rec
-	problems, err := bundle.Walk(ctx, opt.Inputs, p.bundleOptions(), p.file)
+	walk := &bundleSource{p: p}
+	problems, err := bundle.Walk(ctx, opt.Inputs, walk.options(), walk.file)
 	if err != nil {
 		return nil, err
 	}
