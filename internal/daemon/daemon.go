@@ -1,9 +1,10 @@
-// Package daemon runs ozdoctor next to an Ozone service: it follows the
-// service's log files through rotation (parsers/tail), feeds them through
-// the streaming pipeline on the wall clock (internal/analysis), hands every
-// alert transition to the sinks (Alertmanager, /metrics, JSON lines), serves
-// the alerts over HTTP, and checkpoints its state in a directory so that a
-// restart continues where it stopped.
+// Package daemon runs ozdoctor next to an Ozone service: its sources (the
+// service's log files followed through rotation, or windows of an
+// Elasticsearch index, and /prom pages) feed the streaming pipeline on the
+// wall clock (internal/analysis). It hands every alert transition to the
+// sinks (Alertmanager, /metrics, JSON lines), serves the alerts over HTTP,
+// and checkpoints its state in a directory so that a restart continues
+// where it stopped.
 package daemon
 
 import (
@@ -74,7 +75,7 @@ type Config struct {
 // Daemon is a running sidecar.
 type Daemon struct {
 	cfg         Config
-	mu          sync.Mutex // the pipeline, the followers and the checkpoint
+	mu          sync.Mutex // the pipeline, its sources and the checkpoint
 	pipe        *analysis.Pipeline
 	src         liveSource // the followed files, or Elasticsearch
 	scraper     *scraper   // nil without scrape targets
