@@ -213,7 +213,7 @@ func (fs *fileScan) drain(now time.Time) {
 		rec := fs.sc.Record()
 		src := fs.source(rec.Service, now)
 		rec.Origin.File, rec.Host, rec.Component = fs.f.Path, src.host, src.component
-		fs.signals = fs.r.cat.AppendMatches(fs.signals[:0], rec)
+		fs.signals = fs.r.filter.AppendMatches(fs.signals[:0], rec)
 		for _, s := range fs.signals {
 			if s.Kind == catalogue.StartupMsg || s.Kind == catalogue.ShutdownMsg {
 				fs.r.learn(fs.m, src, &s)

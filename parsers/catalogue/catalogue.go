@@ -65,7 +65,8 @@ type Catalogue struct {
 	// loggers are the keys a record of each named logger may hold: those
 	// of the entries naming it and of those naming none.
 	loggers map[string][]string
-	litEnt  [][]int // key index -> entry indexes
+	litEnt  [][]int        // key index -> entry indexes
+	keyIdx  map[string]int // key -> its index
 	names   [][]string
 	literal []*literalMatcher // by entry: its pattern without the regular expression, or nil
 
@@ -118,9 +119,9 @@ func New(entries ...Entry) (*Catalogue, error) {
 		c.names = append(c.names, e.Pattern.SubexpNames())
 		c.literal = append(c.literal, compileLiteral(e.Pattern.String()))
 	}
-	c.keys = newKeyFilter(keys)
+	c.keys, c.keyIdx = newKeyFilter(keys, nil), index
 	if len(unnamed) > 0 {
-		c.unnamed = newKeyFilter(unnamed)
+		c.unnamed = c.newKeyFilter(unnamed)
 	}
 	for lg, ks := range c.loggers {
 		for _, k := range unnamed {
@@ -146,10 +147,20 @@ func (c *Catalogue) loggerFilter(logger []byte) *keyFilter {
 	defer c.mu.Unlock()
 	f := c.byLogger[string(logger)]
 	if f == nil {
-		f = newKeyFilter(keys)
+		f = c.newKeyFilter(keys)
 		c.byLogger[string(logger)] = f
 	}
 	return f
+}
+
+// newKeyFilter returns the filter of some of c's keys, which reports each
+// by its index among all (litEnt's).
+func (c *Catalogue) newKeyFilter(keys []string) *keyFilter {
+	index := make([]int, len(keys))
+	for i, k := range keys {
+		index[i] = c.keyIdx[k]
+	}
+	return newKeyFilter(keys, index)
 }
 
 // prefilterKey returns the part of a literal the prefilter searches for: its
@@ -243,7 +254,7 @@ func (f *Filter) Candidate(logger, line []byte) bool {
 
 // loggerSlot hashes a logger's length and last eight bytes (where loggers
 // of one package differ) to a slot of Filter.known.
-func loggerSlot(logger []byte) int {
+func loggerSlot[T string | []byte](logger T) int {
 	var tail [8]byte
 	copy(tail[:], logger[max(len(logger)-8, 0):])
 	h := (binary.LittleEndian.Uint64(tail[:]) ^ uint64(len(logger))) * 0x9E3779B97F4A7C15
@@ -256,13 +267,38 @@ func (c *Catalogue) Match(r *parsers.Record) []Signal { return c.AppendMatches(n
 // AppendMatches appends the signals a record produces to out: a caller
 // that hands them on by value reuses one slice for every record.
 func (c *Catalogue) AppendMatches(out []Signal, r *parsers.Record) []Signal {
+	return c.appendMatches(out, r, c.keys)
+}
+
+// AppendMatches is Catalogue.AppendMatches for a record the filter passed:
+// the keys its first line holds are looked for with the filter of its
+// logger, which has fewer keys than the catalogue's and moves faster.
+func (f *Filter) AppendMatches(out []Signal, r *parsers.Record) []Signal {
+	keys := f.c.keys
+	if r.Logger != "" {
+		if k := &f.known[loggerSlot(r.Logger)]; string(k.logger) == r.Logger {
+			keys = k.filter
+			if keys == nil {
+				keys = f.c.unnamed
+			}
+		}
+	}
+	if keys == nil { // no entry a record of this logger may match
+		return out
+	}
+	return f.c.appendMatches(out, r, keys)
+}
+
+// appendMatches is AppendMatches with keys, a filter over the keys of
+// every entry r may match.
+func (c *Catalogue) appendMatches(out []Signal, r *parsers.Record, keys *keyFilter) []Signal {
 	first := r.Message
 	if i := strings.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	}
 	var candBuf, litBuf [8]int // on the stack: most records name one or two entries
 	cand := candBuf[:0]
-	for _, li := range c.keys.appendKeys(litBuf[:0], first) {
+	for _, li := range keys.appendKeys(litBuf[:0], first) {
 		for _, ei := range c.litEnt[li] {
 			cand = appendUnique(cand, ei)
 		}

@@ -14,7 +14,7 @@ import (
 )
 
 func TestKeyFilterFindsEveryKey(t *testing.T) {
-	f := newKeyFilter([]string{"he", "she", "his", "hers", "Skipping heartbeat"})
+	f := newKeyFilter([]string{"he", "she", "his", "hers", "Skipping heartbeat"}, nil)
 	cases := map[string][]int{
 		"ushers":                       {1, 0, 3},
 		"nothing here? no: th":         {0},
@@ -129,7 +129,7 @@ func TestKeyFilterAgreesWithStringsContains(t *testing.T) {
 		{"abcaZ", "ab:Za", "bbbbb", "Za\xffa", "a bc ab"},
 		{"\xff\xfe", "aZ\x00"},
 	} {
-		f := newKeyFilter(keys)
+		f := newKeyFilter(keys, nil)
 		alphabet := "abc: sz\xffZ"
 		for n := 0; n < 20000; n++ {
 			b := make([]byte, rng.Intn(16))

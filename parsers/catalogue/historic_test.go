@@ -628,3 +628,33 @@ func TestRatis1PeerRendering(t *testing.T) {
 		t.Errorf("ParsePeerAddresses: %+v", got)
 	}
 }
+
+// A scanner's Filter matches each record it passed with the key filter of
+// the record's logger: it finds the signals the whole catalogue finds, in
+// every historic wording.
+func TestFilterMatchesAsTheCatalogue(t *testing.T) {
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLogger, signals := 0, 0
+	for _, tc := range historicCases() {
+		f := c.Filter()
+		sc := log4j.NewScanner(strings.NewReader(tc.log), log4j.Options{Candidate: f.Candidate, Kind: tc.file})
+		for sc.Next() {
+			r := sc.Record()
+			got, want := f.AppendMatches(nil, r), c.AppendMatches(nil, r)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s/%s: %q: the filter found %+v, the catalogue %+v", tc.kind, tc.form, r.Message, got, want)
+			}
+			if k := &f.known[loggerSlot(r.Logger)]; r.Logger != "" && string(k.logger) == r.Logger {
+				byLogger++
+			}
+			signals += len(want)
+		}
+	}
+	t.Logf("%d records matched with their logger's filter, %d signals", byLogger, signals)
+	if byLogger < 50 || signals < 50 {
+		t.Fatalf("%d records matched with their logger's filter, %d signals: want most cases' records and signals", byLogger, signals)
+	}
+}

@@ -23,8 +23,9 @@ type windowKey struct {
 	offset int
 }
 
-// newKeyFilter returns the filter of keys, each at least two bytes long.
-func newKeyFilter(keys []string) *keyFilter {
+// newKeyFilter returns the filter of keys, each at least two bytes long,
+// which reports keys[i] as index[i] (as i when index is nil).
+func newKeyFilter(keys []string, index []int) *keyFilter {
 	f := &keyFilter{window: len(keys[0])}
 	for _, k := range keys {
 		f.window = min(f.window, len(k))
@@ -52,6 +53,9 @@ func newKeyFilter(keys []string) *keyFilter {
 			}
 			f.ending = append(f.ending, nil)
 			f.ends[p] = uint8(len(f.ending))
+		}
+		if index != nil {
+			ki = index[ki]
 		}
 		f.ending[f.ends[p]-1] = append(f.ending[f.ends[p]-1], windowKey{k, ki, o})
 	}
