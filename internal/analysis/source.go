@@ -131,7 +131,10 @@ func (f *Followed) FeedLine(text []byte, line int, offset int64) {
 // recognised of it.
 func (f *Followed) End(now time.Time) stream.FileResult {
 	res := f.Follower.End(now)
-	f.file.ended, f.file.open = res, nil
+	f.file.ended = res
+	if f.file.open == f.Follower { // not a newer stream of the same path
+		f.file.open = nil
+	}
 	return res
 }
 
