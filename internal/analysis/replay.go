@@ -136,8 +136,11 @@ func (r *Recording) replayInto(p *Pipeline, opt Options, plan ReplayPlan) (*Pipe
 	src := &replay{r: r, plan: plan, rng: rand.New(rand.NewSource(plan.Seed))}
 	wall := r.start().Add(-time.Minute)
 	for ; ; wall = wall.Add(plan.Step) {
-		ended, _ := p.Step(context.Background(), src, wall)
-		if src.stats.Steps > 0 && slices.Contains(plan.Restarts, src.stats.Steps) {
+		ended, err := p.Step(context.Background(), src, wall)
+		if err != nil {
+			return p, src.stats, err
+		}
+		if slices.Contains(plan.Restarts, src.stats.Steps) {
 			data, err := p.Checkpoint(nil)
 			if err != nil {
 				return p, src.stats, fmt.Errorf("step %d: %w", src.stats.Steps, err)

@@ -75,7 +75,7 @@ type followedFile struct {
 
 // Signals is where a source that makes its own signals (a recording, a
 // test) opens its streams and pushes them.
-func (in *Input) Signals() stream.Streams { return in.p.merger }
+func (in *Input) Signals() stream.Streams { return in.p.target }
 
 // Skipped tells that an input could not be read, and why.
 func (in *Input) Skipped(problems ...bundle.Problem) {
