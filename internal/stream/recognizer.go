@@ -76,7 +76,7 @@ func (r *Recognizer) Scan(f File, rd io.Reader, m Streams, now time.Time) (FileR
 	} else {
 		r.scanner.Reset(rd, opt)
 	}
-	fs := r.newFileScan(f, r.scanner, m)
+	fs := r.newFileScan(f, r.scanner, r.filter, m)
 	fs.drain(now)
 	return fs.close(now), r.scanner.Err()
 }
@@ -98,10 +98,11 @@ type linePos struct {
 // Follow starts recognising f from its line firstLine (1 for the start of
 // the file) at byte offset, pushing into m.
 func (r *Recognizer) Follow(f File, firstLine int, offset int64, m Streams) *Follower {
-	opt := r.options(f, firstLine-1, r.cat.Filter())
+	filter := r.cat.Filter()
+	opt := r.options(f, firstLine-1, filter)
 	opt.ByteOffset = offset
 	sc := log4j.NewFeeder(opt)
-	return &Follower{fs: r.newFileScan(f, sc, m)}
+	return &Follower{fs: r.newFileScan(f, sc, filter, m)}
 }
 
 // FeedLine hands on one line of the file, which starts at offset.
@@ -180,14 +181,15 @@ type fileScan struct {
 	r         *Recognizer
 	f         File
 	sc        *log4j.Scanner
+	filter    *catalogue.Filter // sc's: it matches the records it passed
 	m         Streams
 	order     []*source // in the order opened
 	byService map[string]*source
 	signals   []catalogue.Signal // a record's, reused: they are pushed by value
 }
 
-func (r *Recognizer) newFileScan(f File, sc *log4j.Scanner, m Streams) *fileScan {
-	return &fileScan{r: r, f: f, sc: sc, m: m, byService: map[string]*source{}}
+func (r *Recognizer) newFileScan(f File, sc *log4j.Scanner, filter *catalogue.Filter, m Streams) *fileScan {
+	return &fileScan{r: r, f: f, sc: sc, filter: filter, m: m, byService: map[string]*source{}}
 }
 
 // source returns the stream of a compose service ("" for the file's own),
@@ -213,7 +215,7 @@ func (fs *fileScan) drain(now time.Time) {
 		rec := fs.sc.Record()
 		src := fs.source(rec.Service, now)
 		rec.Origin.File, rec.Host, rec.Component = fs.f.Path, src.host, src.component
-		fs.signals = fs.r.filter.AppendMatches(fs.signals[:0], rec)
+		fs.signals = fs.filter.AppendMatches(fs.signals[:0], rec)
 		for _, s := range fs.signals {
 			if s.Kind == catalogue.StartupMsg || s.Kind == catalogue.ShutdownMsg {
 				fs.r.learn(fs.m, src, &s)
