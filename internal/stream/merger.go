@@ -9,6 +9,7 @@ package stream
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -196,7 +197,7 @@ func (m *Merger) Relabel(id ID, host string, comp parsers.Component) {
 		if it := &m.queue[e.slot]; it.stream == id {
 			rl.apply(&it.sig)
 			it.at = it.sig.Time.Add(-m.shift[it.sig.Host])
-			e.at = it.at
+			e.at = orderTime(it.at)
 		}
 	}
 	m.reorder()
@@ -303,7 +304,7 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 		m.reorder()
 	}
 	limit, bounded := m.watermark(now)
-	for len(m.heap) > 0 && (!bounded || !m.heap[0].at.After(limit)) {
+	for len(m.heap) > 0 && (!bounded || m.heap[0].at <= orderTime(limit)) {
 		slot := m.heap[0].slot
 		it := &m.queue[slot]
 		m.emit(it.at, &it.sig, emit) // from its slot, before the slot is reused
@@ -429,7 +430,7 @@ func (m *Merger) refreshOffsets() bool {
 		e := &m.heap[i]
 		it := &m.queue[e.slot]
 		it.at = it.sig.Time.Add(-shift[it.sig.Host])
-		e.at = it.at
+		e.at = orderTime(it.at)
 	}
 	m.heap.init()
 	return true
@@ -528,9 +529,10 @@ func (m *Merger) Queued() int {
 type queue []item
 
 // entry is an item's place in the heap: what orders it, and where in the
-// queue it lies. The heap moves entries, a tenth of an item's size.
+// queue it lies. The heap moves entries, a sixteenth of an item's size;
+// they hold no pointer, so the collector never scans the heap's array.
 type entry struct {
-	at     time.Time
+	at     int64 // orderTime of the item's at
 	seq    uint64
 	stream ID
 	rank   int32
@@ -538,7 +540,20 @@ type entry struct {
 }
 
 func (it *item) entry(slot int32) entry {
-	return entry{at: it.at, seq: it.seq, stream: it.stream, rank: it.rank, slot: slot}
+	return entry{at: orderTime(it.at), seq: it.seq, stream: it.stream, rank: it.rank, slot: slot}
+}
+
+// orderTime is t in nanoseconds since 1970, clamped to the int64 range
+// (about 1678 to 2262) so that the order of times outside it still holds
+// against every time inside.
+func orderTime(t time.Time) int64 {
+	switch s := t.Unix(); {
+	case s <= math.MinInt64/int64(time.Second):
+		return math.MinInt64
+	case s >= math.MaxInt64/int64(time.Second):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
 }
 
 // heap is a min-heap of entries by event time, rank, stream and arrival
@@ -603,8 +618,8 @@ func (h heap) down(i int) {
 
 // compareEntries orders entries by event time, rank, stream and arrival.
 func compareEntries(a, b *entry) int {
-	if c := a.at.Compare(b.at); c != 0 {
-		return c
+	if a.at != b.at {
+		return cmp.Compare(a.at, b.at)
 	}
 	if a.rank != b.rank {
 		return cmp.Compare(a.rank, b.rank)
