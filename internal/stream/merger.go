@@ -304,7 +304,8 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 		m.reorder()
 	}
 	limit, bounded := m.watermark(now)
-	for len(m.heap) > 0 && (!bounded || m.heap[0].at <= orderTime(limit)) {
+	until, open := releaseBound(limit, bounded)
+	for open && len(m.heap) > 0 && m.heap[0].at <= until {
 		slot := m.heap[0].slot
 		it := &m.queue[slot]
 		m.emit(it.at, &it.sig, emit) // from its slot, before the slot is reused
@@ -319,6 +320,7 @@ func (m *Merger) Release(now time.Time, emit func(*catalogue.Signal)) time.Time 
 		}
 		if m.refreshOffsets() && bounded {
 			limit, _ = m.watermark(now)
+			until, open = releaseBound(limit, true)
 		}
 	}
 	if !bounded {
@@ -339,6 +341,19 @@ func (m *Merger) Drain(emit func(*catalogue.Signal)) {
 	}
 	m.Release(time.Time{}, emit)
 	m.queue, m.heap, m.free, m.untimed = nil, nil, nil, nil // nothing more comes: their memory goes back
+}
+
+// releaseBound is the orderTime up to which Release hands entries on, and
+// false when none may leave: a zero limit is a stream that has pushed
+// nothing, and it holds everything.
+func releaseBound(limit time.Time, bounded bool) (int64, bool) {
+	switch {
+	case !bounded:
+		return math.MaxInt64, true
+	case limit.IsZero():
+		return 0, false
+	}
+	return orderTime(limit), true
 }
 
 // watermark returns the newest event time that may be released, and false

@@ -298,3 +298,44 @@ func TestMergerHoldUntil(t *testing.T) {
 		t.Fatalf("%d overtaken, want 3 (and the relabelling of d after signals left since it opened)", m.Overtaken())
 	}
 }
+
+// Times outside int64 nanoseconds (about 1678 to 2262) clamp to its ends,
+// so the heap's order still holds against every time inside.
+func TestOrderTimeKeepsTheOrderOutsideTheNanosecondRange(t *testing.T) {
+	times := []time.Time{
+		{},
+		time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC),
+		t0,
+		t0.Add(time.Nanosecond),
+		time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+	for i := 1; i < len(times); i++ {
+		a, b := orderTime(times[i-1]), orderTime(times[i])
+		outside := times[i-1].Year() < 1678 || times[i].Year() > 2262
+		if a > b || (!outside && a == b) {
+			t.Errorf("orderTime(%v) = %d, orderTime(%v) = %d: out of order", times[i-1], a, times[i], b)
+		}
+	}
+	if got := orderTime(t0); got != t0.UnixNano() {
+		t.Errorf("orderTime(%v) = %d, want %d", t0, got, t0.UnixNano())
+	}
+}
+
+// A stream that has pushed nothing holds every timed signal, even one
+// dated before the nanosecond range (a mistaken year in a log line).
+func TestMergerHoldsAncientSignalsForAStreamWithoutSignals(t *testing.T) {
+	m := NewMerger(Options{Lateness: time.Second, Idle: time.Minute})
+	a := m.Open("a", "", t0)
+	m.Open("b", "", t0)
+	s := catalogue.Signal{Kind: "k", Host: "a", Text: "ancient", Time: time.Date(1200, 1, 1, 0, 0, 0, 0, time.UTC)}
+	m.Push(a, s, t0)
+	if got := texts(m, t0); len(got) != 0 {
+		t.Fatalf("released %v while b has pushed nothing", got)
+	}
+	m.CloseAll()
+	if got := texts(m, t0); !slices.Equal(got, []string{"ancient"}) {
+		t.Fatalf("released %v once no stream holds it", got)
+	}
+}
