@@ -194,7 +194,7 @@ func (d *detector) eachFollow(in *instance, e *Event, ev detectors.Evidence, emi
 			continue
 		}
 		act := d.activation(in, e)
-		if w := x.each.alts[0].where; w != nil && !w.holds(e, nil, func() interpreter.Activation { return act }) {
+		if w := x.each.alts[0].where; w != nil && !w.holds(e, nil, d.vars, func() interpreter.Activation { return act }) {
 			continue
 		}
 		out, _, err := x.each.same.Eval(act)

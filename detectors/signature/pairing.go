@@ -158,7 +158,7 @@ func (d *detector) completes(h *held, e *Event) bool {
 				continue
 			}
 			if f.where != nil {
-				if !f.where.holds(e, &h.Event, func() interpreter.Activation { return &eventVars{vars: d.varsAct, e: e, first: &h.Event} }) {
+				if !f.where.holds(e, &h.Event, d.vars, func() interpreter.Activation { return &eventVars{vars: d.varsAct, e: e, first: &h.Event} }) {
 					continue
 				}
 			}

@@ -517,7 +517,7 @@ func (d *detector) matchAlt(alts []alt, in *instance, e *Event) (int, string, bo
 		if !ok || (in != nil && key != in.Key) {
 			continue
 		}
-		if a.where != nil && !a.where.holds(e, nil, get) {
+		if a.where != nil && !a.where.holds(e, nil, d.vars, get) {
 			continue
 		}
 		return i, key, true
@@ -783,7 +783,7 @@ func (d *detector) opened(in *instance) {
 func (d *detector) tableMatch(alts []alt, in *instance, e *Event, act *interpreter.Activation) bool {
 	get := d.lazily(in, e, act)
 	for _, a := range alts {
-		if slices.Contains(a.kinds, catalogue.Kind(e.Kind)) && (a.where == nil || a.where.holds(e, nil, get)) {
+		if slices.Contains(a.kinds, catalogue.Kind(e.Kind)) && (a.where == nil || a.where.holds(e, nil, d.vars, get)) {
 			get() // the caller reads the row keys in it
 			return true
 		}

@@ -1,12 +1,13 @@
 package signature
 
 // The shortcuts: parts of expressions Go evaluates itself, before or
-// instead of their CEL programs, with the same results (a where's string
-// comparisons, a join key of literals and fields).
+// instead of their CEL programs, with the same results (a where's
+// comparisons of strings and numbers, a join key of literals and fields).
 
 import (
 	"reflect"
 	"strings"
+	"time"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
@@ -20,10 +21,12 @@ import (
 // predicate is a compiled where: its program, and those of its top-level
 // conjuncts Go evaluates itself, checked before the program runs: string
 // comparisons (== and !=) of fields of e or first, literals and hostkey()
-// of a field, joined by &&, || and ! (`e.component == "scm"`,
-// `e.thread == "" || e.thread == first.thread`). Most signals a where
-// turns down fail one of them and cost no evaluation; when they are all of
-// it, the program never runs.
+// of a field, and comparisons (==, !=, <, <=, >, >=) of int and duration
+// fields, int literals, params and windows, joined by &&, || and !
+// (`e.component == "scm"`, `e.thread == "" || e.thread == first.thread`,
+// `e.duration >= windows.minpause`). Most signals a where turns down fail
+// one of them and cost no evaluation; when they are all of it, the
+// program never runs.
 type predicate struct {
 	prg        cel.Program
 	guards     []guard
@@ -33,23 +36,27 @@ type predicate struct {
 
 // guard is one conjunct Go evaluates.
 type guard struct {
-	strExpr
+	goExpr
 	first bool // it reads first
 }
 
-// strExpr is a boolean expression over strings that Go evaluates: a comparison of
-// a and b (op == or !=), or the &&, || or ! of args.
-type strExpr struct {
+// goExpr is a boolean expression Go evaluates: a comparison of a and b
+// (op ==, != and, of numbers, <, <=, >, >=), or the &&, || or ! of args.
+type goExpr struct {
 	op   string
 	a, b operand
-	args []strExpr
+	args []goExpr
 }
 
-// operand is a string literal, or the string field of e or first at path
-// (its hostkey when hostkey is set).
+// operand is a string or an int (a duration in nanoseconds): a literal,
+// the field of e or first at path (a string field's hostkey when hostkey
+// is set), or a param or window, named as in the detector's vars.
 type operand struct {
+	numeric bool
 	lit     string
-	path    []int // nil: lit
+	num     int64
+	path    []int  // nil: a literal or a variable
+	vr      string // "params.x", "windows.x"; "": not a variable
 	first   bool
 	hostkey bool
 }
@@ -62,8 +69,8 @@ func newPredicate(prg cel.Program, checked *cel.Ast) *predicate {
 	p := &predicate{prg: prg}
 	conjuncts := andOf(checked.NativeRep().Expr(), nil)
 	for _, x := range conjuncts {
-		if c, ok := strExprOf(x); ok {
-			g := guard{strExpr: c, first: c.readsFirst()}
+		if c, ok := goExprOf(checked.NativeRep(), x); ok {
+			g := guard{goExpr: c, first: c.readsFirst()}
 			p.guards = append(p.guards, g)
 			p.needsFirst = p.needsFirst || g.first
 		}
@@ -83,48 +90,68 @@ func andOf(x ast.Expr, out []ast.Expr) []ast.Expr {
 	return append(out, x)
 }
 
-// strExprOf reads x as a strExpr, if it is one.
-func strExprOf(x ast.Expr) (strExpr, bool) {
+// goExprOf reads x, an expression of checked, as a goExpr, if it is one.
+func goExprOf(checked *ast.AST, x ast.Expr) (goExpr, bool) {
 	if x.Kind() != ast.CallKind || x.AsCall().IsMemberFunction() {
-		return strExpr{}, false
+		return goExpr{}, false
 	}
-	c := strExpr{op: x.AsCall().FunctionName()}
+	c := goExpr{op: x.AsCall().FunctionName()}
 	args := x.AsCall().Args()
 	switch c.op {
-	case operators.Equals, operators.NotEquals:
+	case operators.Equals, operators.NotEquals, operators.Less, operators.LessEquals, operators.Greater, operators.GreaterEquals:
 		var ok, okB bool
-		c.a, ok = operandOf(args[0])
-		c.b, okB = operandOf(args[1])
-		return c, ok && okB
+		c.a, ok = operandOf(checked, args[0])
+		c.b, okB = operandOf(checked, args[1])
+		ordered := c.op == operators.Equals || c.op == operators.NotEquals || c.a.numeric
+		return c, ok && okB && c.a.numeric == c.b.numeric && ordered
 	case operators.LogicalAnd, operators.LogicalOr, operators.LogicalNot:
 		for _, a := range args {
-			sub, ok := strExprOf(a)
+			sub, ok := goExprOf(checked, a)
 			if !ok {
-				return strExpr{}, false
+				return goExpr{}, false
 			}
 			c.args = append(c.args, sub)
 		}
 		return c, true
 	}
-	return strExpr{}, false
+	return goExpr{}, false
 }
 
-// operandOf reads a string literal, a string field of e or first, or
-// hostkey() of such a field.
-func operandOf(x ast.Expr) (operand, bool) {
+// operandOf reads x, an expression of checked, as a string or int literal,
+// a string, int or duration field of e or first, hostkey() of a string
+// field, or an int or duration param or window.
+func operandOf(checked *ast.AST, x ast.Expr) (operand, bool) {
 	switch x.Kind() {
 	case ast.LiteralKind:
-		s, ok := x.AsLiteral().(types.String)
-		return operand{lit: string(s)}, ok
-	case ast.SelectKind:
-		if path, ok := pathOf(x, "e"); ok {
-			return operand{path: path}, true
+		switch v := x.AsLiteral().(type) {
+		case types.String:
+			return operand{lit: string(v)}, true
+		case types.Int:
+			return operand{numeric: true, num: int64(v)}, true
 		}
-		path, ok := pathOf(x, "first")
-		return operand{path: path, first: true}, ok
+	case ast.IdentKind: // the checker turns params.x and windows.x into identifiers
+		name, t := x.AsIdent(), checked.GetType(x.ID())
+		vr := strings.HasPrefix(name, "params.") || strings.HasPrefix(name, "windows.")
+		return operand{numeric: true, vr: name}, vr && (t.IsExactType(types.IntType) || t.IsExactType(types.DurationType))
+	case ast.SelectKind:
+		o := operand{}
+		path, end, ok := pathOf(x, "e")
+		if !ok {
+			o.first = true
+			path, end, ok = pathOf(x, "first")
+		}
+		o.path = path
+		switch {
+		case !ok:
+		case end.Kind() == reflect.String:
+			return o, true
+		case end.Kind() == reflect.Int || end == reflect.TypeFor[time.Duration]():
+			o.numeric = true
+			return o, true
+		}
 	case ast.CallKind:
 		if c := x.AsCall(); c.FunctionName() == "hostkey" && !c.IsMemberFunction() && len(c.Args()) == 1 {
-			if o, ok := operandOf(c.Args()[0]); ok && o.path != nil {
+			if o, ok := operandOf(checked, c.Args()[0]); ok && o.path != nil && !o.numeric {
 				o.hostkey = true
 				return o, true
 			}
@@ -134,7 +161,7 @@ func operandOf(x ast.Expr) (operand, bool) {
 }
 
 // readsFirst reports whether c reads a field of first.
-func (c *strExpr) readsFirst() bool {
+func (c *goExpr) readsFirst() bool {
 	if c.a.first || c.b.first {
 		return true
 	}
@@ -146,32 +173,70 @@ func (c *strExpr) readsFirst() bool {
 	return false
 }
 
-// eval evaluates c for e and first (first not nil when c reads it).
-func (c *strExpr) eval(e, first *Event) bool {
+// eval evaluates c for e and first (first not nil when c reads it), with
+// the params and windows in vars.
+func (c *goExpr) eval(e, first *Event, vars map[string]any) bool {
 	switch c.op {
-	case operators.Equals:
-		return c.a.of(e, first) == c.b.of(e, first)
-	case operators.NotEquals:
-		return c.a.of(e, first) != c.b.of(e, first)
 	case operators.LogicalNot:
-		return !c.args[0].eval(e, first)
+		return !c.args[0].eval(e, first, vars)
 	case operators.LogicalOr:
 		for i := range c.args {
-			if c.args[i].eval(e, first) {
+			if c.args[i].eval(e, first, vars) {
 				return true
 			}
 		}
 		return false
-	}
-	for i := range c.args { // &&
-		if !c.args[i].eval(e, first) {
-			return false
+	case operators.LogicalAnd:
+		for i := range c.args {
+			if !c.args[i].eval(e, first, vars) {
+				return false
+			}
 		}
+		return true
 	}
-	return true
+	if !c.a.numeric {
+		eq := c.a.of(e, first) == c.b.of(e, first)
+		return eq == (c.op == operators.Equals)
+	}
+	a, b := c.a.number(e, first, vars), c.b.number(e, first, vars)
+	switch c.op {
+	case operators.Equals:
+		return a == b
+	case operators.NotEquals:
+		return a != b
+	case operators.Less:
+		return a < b
+	case operators.LessEquals:
+		return a <= b
+	case operators.Greater:
+		return a > b
+	}
+	return a >= b
 }
 
-// of returns the operand's string for e and first.
+// number returns the numeric operand's value for e and first, with the
+// params and windows in vars.
+func (o *operand) number(e, first *Event, vars map[string]any) int64 {
+	switch {
+	case o.vr != "":
+		switch v := vars[o.vr].(type) {
+		case int64:
+			return v
+		case time.Duration:
+			return int64(v)
+		}
+		panic("signature: " + o.vr + " is neither an int nor a duration") // the checker typed it
+	case o.path == nil:
+		return o.num
+	}
+	ev := e
+	if o.first {
+		ev = first
+	}
+	return reflect.ValueOf(ev).Elem().FieldByIndex(o.path).Int()
+}
+
+// of returns the string operand's string for e and first.
 func (o *operand) of(e, first *Event) string {
 	if o.path == nil {
 		return o.lit
@@ -197,21 +262,21 @@ type keyPlan []operand
 // not one.
 func newKeyPlan(checked *cel.Ast) keyPlan {
 	var plan keyPlan
-	if !plan.add(checked.NativeRep().Expr()) {
+	if !plan.add(checked.NativeRep(), checked.NativeRep().Expr()) {
 		return nil
 	}
 	return plan
 }
 
-func (p *keyPlan) add(x ast.Expr) bool {
+func (p *keyPlan) add(checked *ast.AST, x ast.Expr) bool {
 	if x.Kind() == ast.CallKind {
 		if c := x.AsCall(); c.FunctionName() == operators.Add && !c.IsMemberFunction() {
-			return p.add(c.Args()[0]) && p.add(c.Args()[1])
+			return p.add(checked, c.Args()[0]) && p.add(checked, c.Args()[1])
 		}
 	}
-	o, ok := operandOf(x)
+	o, ok := operandOf(checked, x)
 	*p = append(*p, o)
-	return ok && !o.first
+	return ok && !o.first && !o.numeric
 }
 
 // key builds the key for e.
@@ -226,27 +291,27 @@ func (p keyPlan) key(e *Event) string {
 	return b.String()
 }
 
-// pathOf reads a chain of selects from ident (e or first) ending in a
-// string field, as the field indexes from Event.
-func pathOf(x ast.Expr, ident string) ([]int, bool) {
+// pathOf reads a chain of selects from ident (e or first) as the field
+// indexes from Event, and the type of the field it ends in.
+func pathOf(x ast.Expr, ident string) ([]int, reflect.Type, bool) {
 	var names []string
 	for x.Kind() == ast.SelectKind && !x.AsSelect().IsTestOnly() {
 		names = append(names, x.AsSelect().FieldName())
 		x = x.AsSelect().Operand()
 	}
 	if x.Kind() != ast.IdentKind || x.AsIdent() != ident || len(names) == 0 {
-		return nil, false
+		return nil, nil, false
 	}
 	var path []int
 	t := reflect.TypeFor[Event]()
 	for i := len(names) - 1; i >= 0; i-- {
 		f, ok := fieldNamed(t, names[i])
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
 		path, t = append(path, f.Index...), f.Type
 	}
-	return path, t.Kind() == reflect.String
+	return path, t, true
 }
 
 // fieldNamed finds the field of struct t that expressions name name.
@@ -267,22 +332,23 @@ func stringAt(e *Event, path []int) string {
 	return reflect.ValueOf(e).Elem().FieldByIndex(path).String()
 }
 
-// pass reports whether e (and first, for a pair) pass the guards; when
-// they do not, the where is false. A guard that reads first is passed over
-// without it.
-func (p *predicate) pass(e, first *Event) bool {
+// pass reports whether e (and first, for a pair) pass the guards, with the
+// params and windows in vars; when they do not, the where is false. A
+// guard that reads first is passed over without it.
+func (p *predicate) pass(e, first *Event, vars map[string]any) bool {
 	for i := range p.guards {
-		if g := &p.guards[i]; (first != nil || !g.first) && !g.eval(e, first) {
+		if g := &p.guards[i]; (first != nil || !g.first) && !g.eval(e, first, vars) {
 			return false
 		}
 	}
 	return true
 }
 
-// holds reports whether the where is true for e (and first). act gives
-// the activation of its program, asked only when the guards cannot decide.
-func (p *predicate) holds(e, first *Event, act func() interpreter.Activation) bool {
-	if !p.pass(e, first) {
+// holds reports whether the where is true for e (and first), with the
+// params and windows in vars. act gives the activation of its program,
+// asked only when the guards cannot decide.
+func (p *predicate) holds(e, first *Event, vars map[string]any, act func() interpreter.Activation) bool {
+	if !p.pass(e, first, vars) {
 		return false
 	}
 	return p.whole && (first != nil || !p.needsFirst) || isTrue(p.prg, act())

@@ -6,13 +6,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"cel.dev/cel-go/common/operators"
 	"cel.dev/cel-go/interpreter"
 )
 
 // predicateOf compiles a step whose where is where (first bound too when
-// pair is set) and returns its predicate.
+// pair is set) and returns its predicate. The signature has a param n (3)
+// and a window w (30s).
 func predicateOf(t *testing.T, where string, pair bool) *predicate {
 	t.Helper()
 	step := "      on: jvm_pause\n      where: '" + where + "'\n"
@@ -25,6 +27,13 @@ id: predicate-test
 problem: p
 title: t
 summary: s
+params:
+  n:
+    type: int
+    default: "3"
+    doc: a count
+windows:
+  w: duration("30s")
 match:
   horizon: 1h
   max_open: 2
@@ -38,9 +47,13 @@ match:
 	return a.where
 }
 
-// The guards Go checks are the top-level conjuncts made of string
-// comparisons, &&, || and ! over fields of e and first, literals and
-// hostkey(); the rest is left to the program.
+// predicateVars are the vars of predicateOf's signature.
+var predicateVars = map[string]any{"params.n": int64(3), "windows.w": 30 * time.Second}
+
+// The guards Go checks are the top-level conjuncts made of comparisons of
+// strings and of ints and durations, &&, || and ! over fields of e and
+// first, literals, hostkey(), params and windows; the rest is left to the
+// program.
 func TestPredicateGuards(t *testing.T) {
 	for _, tc := range []struct {
 		where  string
@@ -63,12 +76,20 @@ func TestPredicateGuards(t *testing.T) {
 		{`e.host == first.host && e.datanode.host.split(".")[0] == first.datanode.host.split(".")[0]`, true, `e.host == first.host`, false},
 		{`e.attrs["x"] == "a" || e.host == "a"`, false, ``, false},
 		{`e.text.startsWith("a") == true`, false, ``, false},
+		{`e.component == "scm" && e.duration >= windows.w`, false, `e.component == "scm"; e.duration >= windows.w`, true},
+		{`e.count > 2 && e.max_bcsid < e.bcsid`, false, `e.count > 2; e.max_bcsid < e.bcsid`, true},
+		{`e.count >= params.n || e.container == 7`, false, `(e.count >= params.n || e.container == 7)`, true},
+		{`e.index <= first.index && e.term != first.term`, true, `e.index <= first.index; e.term != first.term`, true},
+		{`e.time > first.time`, true, ``, false},
+		{`e.duration > duration("1s") && e.count > 1`, false, `e.count > 1`, false},
+		{`e.count + 1 > params.n`, false, ``, false},
+		{`e.value > 1.5`, false, ``, false},
 	} {
 		t.Run(tc.where, func(t *testing.T) {
 			p := predicateOf(t, tc.where, tc.pair)
 			var got []string
 			for _, g := range p.guards {
-				got = append(got, describe(g.strExpr))
+				got = append(got, describe(g.goExpr))
 			}
 			if strings.Join(got, "; ") != tc.guards || p.whole != tc.whole {
 				t.Errorf("guards %q whole %v, want %q %v", strings.Join(got, "; "), p.whole, tc.guards, tc.whole)
@@ -78,9 +99,14 @@ func TestPredicateGuards(t *testing.T) {
 }
 
 // describe writes x as an expression.
-func describe(x strExpr) string {
+func describe(x goExpr) string {
 	operand := func(o operand) string {
-		if o.path == nil {
+		switch {
+		case o.vr != "":
+			return o.vr
+		case o.path == nil && o.numeric:
+			return fmt.Sprint(o.num)
+		case o.path == nil:
 			return fmt.Sprintf("%q", o.lit)
 		}
 		names := []string{"e"}
@@ -97,11 +123,12 @@ func describe(x strExpr) string {
 		}
 		return s
 	}
+	compare := map[string]string{operators.Equals: "==", operators.NotEquals: "!=", operators.Less: "<",
+		operators.LessEquals: "<=", operators.Greater: ">", operators.GreaterEquals: ">="}
+	if op, ok := compare[x.op]; ok {
+		return operand(x.a) + " " + op + " " + operand(x.b)
+	}
 	switch x.op {
-	case operators.Equals:
-		return operand(x.a) + " == " + operand(x.b)
-	case operators.NotEquals:
-		return operand(x.a) + " != " + operand(x.b)
 	case operators.LogicalNot:
 		return "!(" + describe(x.args[0]) + ")"
 	}
@@ -123,7 +150,8 @@ func TestPredicateAgreesWithItsProgram(t *testing.T) {
 	pick := func(vs ...string) string { return vs[r.Intn(len(vs))] }
 	event := func() *Event {
 		return &Event{Host: pick("a", "b"), Thread: pick("", "t1", "t2"), Component: pick("scm", "om", ""),
-			Datanode: Datanode{Host: pick("dn1.x", "DN1.y", "dn2.x", " dn2", "10.0.0.5", "10.0.0.6")}}
+			Datanode: Datanode{Host: pick("dn1.x", "DN1.y", "dn2.x", " dn2", "10.0.0.5", "10.0.0.6")},
+			Count:    r.Intn(6) - 1, BCSID: r.Intn(4), MaxBCSID: r.Intn(4), Duration: time.Duration(r.Intn(60)) * time.Second}
 	}
 	for _, tc := range []struct {
 		where string
@@ -140,19 +168,29 @@ func TestPredicateAgreesWithItsProgram(t *testing.T) {
 		{`e.component != "" && !(e.host == "a" || e.thread == "t1")`, false},
 		{`e.host == first.thread || e.component == "om"`, true},
 		{`(e.component == "scm" || e.thread != "") && e.datanode.host.size() > 4`, false},
+		{`e.component == "scm" && e.duration >= windows.w`, false},
+		{`e.duration < windows.w && e.count > 0`, false},
+		{`e.count >= params.n || e.max_bcsid > e.bcsid`, false},
+		{`e.count <= first.count && e.bcsid != first.bcsid`, true},
+		{`e.max_bcsid == e.bcsid || !(e.count < -0)`, false},
+		{`e.duration > first.duration && e.count > 1 && e.datanode.host.size() > 4`, true},
 	} {
 		p := predicateOf(t, tc.where, tc.pair)
 		agreed, held := 0, 0
 		for range 200 {
 			e, first := event(), event()
-			var act interpreter.Activation = &eventVars{vars: interpreter.EmptyActivation(), e: e}
+			vars, err := interpreter.NewActivation(predicateVars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var act interpreter.Activation = &eventVars{vars: vars, e: e}
 			if tc.pair {
-				act = &eventVars{vars: interpreter.EmptyActivation(), e: e, first: first}
+				act = &eventVars{vars: vars, e: e, first: first}
 			} else {
 				first = nil
 			}
 			want := isTrue(p.prg, act)
-			if got := p.holds(e, first, func() interpreter.Activation { return act }); got != want {
+			if got := p.holds(e, first, predicateVars, func() interpreter.Activation { return act }); got != want {
 				t.Fatalf("%s on e=%+v first=%+v: holds %v, program %v", tc.where, e, first, got, want)
 			}
 			agreed++
