@@ -549,18 +549,20 @@ type keyMemo struct {
 // offered. Any other (a kept signal offered again, whose place in its
 // slice another may take) is evaluated each time.
 func (d *detector) matchBy(e *Event) (string, bool) {
-	if plan := d.sig.match.byPlan; plan != nil {
-		return plan.key(e), true
-	}
 	m := &d.byMemo
-	if e != m.e {
-		return evalKey(d.sig.match.by, d.activation(nil, e))
+	if e == m.e && m.set {
+		return m.key, m.ok
 	}
-	if !m.set {
-		m.key, m.ok = evalKey(d.sig.match.by, d.activation(nil, e))
-		m.set = true
+	key, ok := "", true
+	if plan := d.sig.match.byPlan; plan != nil {
+		key = plan.key(e)
+	} else {
+		key, ok = evalKey(d.sig.match.by, d.activation(nil, e))
 	}
-	return m.key, m.ok
+	if e == m.e {
+		m.key, m.ok, m.set = key, ok, true
+	}
+	return key, ok
 }
 
 // evalKey evaluates a join-key expression; false when it fails (e lacks
@@ -570,8 +572,13 @@ func evalKey(by cel.Program, act interpreter.Activation) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	s, ok := out.Value().(string)
-	return s, ok
+	return stringOf(out)
+}
+
+// stringOf returns the string v holds, without boxing it as Value does.
+func stringOf(v ref.Val) (string, bool) {
+	s, ok := v.(types.String)
+	return string(s), ok
 }
 
 // eventVars binds e, and first when it is not nil (a pair's held signal),
@@ -639,7 +646,8 @@ func (d *detector) Observe(s *catalogue.Signal, emit detectors.Emit) {
 // then starts one.
 func (d *detector) observe(e *Event, ev detectors.Evidence, emit detectors.Emit) {
 	if d.sig.match.takes[catalogue.Kind(e.Kind)] && slices.ContainsFunc(d.Open, func(in *instance) bool { return !in.Closed }) {
-		keys, all := d.keysOf(e)
+		var buf [4]string
+		keys, all := d.keysOf(buf[:0], e)
 		for _, in := range d.Open {
 			if !in.Closed && (all || slices.Contains(keys, in.Key)) {
 				d.feed(in, e, ev, emit)
@@ -710,12 +718,13 @@ func (d *detector) confirm(in *instance, i int, e *Event, ev detectors.Evidence)
 	return true
 }
 
-// keysOf returns the join keys e can name, from every by expression of
-// the signature evaluated on e alone, so that a signal is offered only to
-// the instances of those keys; all when one needs a bound step.
-func (d *detector) keysOf(e *Event) (keys []string, all bool) {
+// keysOf appends the join keys e can name to keys, from every by
+// expression of the signature evaluated on e alone, so that a signal is
+// offered only to the instances of those keys; all when one needs a bound
+// step.
+func (d *detector) keysOf(keys []string, e *Event) (_ []string, all bool) {
 	if len(d.sig.bys) == 0 {
-		return []string{""}, false
+		return append(keys, ""), false
 	}
 	var act interpreter.Activation
 	for _, by := range d.sig.bys {
@@ -734,7 +743,7 @@ func (d *detector) keysOf(e *Event) (keys []string, all bool) {
 				}
 				continue // e lacks the field: the key it names is no instance's
 			}
-			k, ok = out.Value().(string)
+			k, ok = stringOf(out)
 		}
 		if ok && !slices.Contains(keys, k) {
 			keys = append(keys, k)
@@ -1102,6 +1111,9 @@ func (d *detector) current(in *instance, e *Event, ev detectors.Evidence, emit d
 }
 
 func (d *detector) altConfidence(a alt, in *instance, e *Event) string {
+	if a.confidence.prg == nil {
+		return a.confidence.lit // no activation to build
+	}
 	return d.value(a.confidence, d.activation(in, e))
 }
 
@@ -1192,7 +1204,8 @@ func (d *detector) met(in *instance, b binding, at time.Time, emit detectors.Emi
 			if r.Event.Time.Before(from) || r.Event.Time.After(at) || !d.rowKinds[catalogue.Kind(r.Event.Kind)] {
 				continue
 			}
-			if keys, all := d.keysOf(&r.Event); all || slices.Contains(keys, in.Key) {
+			var buf [4]string
+			if keys, all := d.keysOf(buf[:0], &r.Event); all || slices.Contains(keys, in.Key) {
 				e := r.Event
 				d.takeRows(in, &e)
 			}

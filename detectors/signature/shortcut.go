@@ -284,9 +284,19 @@ func (p keyPlan) key(e *Event) string {
 	if len(p) == 1 {
 		return p[0].of(e, nil)
 	}
-	var b strings.Builder
+	var parts [8]string
+	n, at := 0, parts[:0]
+	if len(p) > len(parts) {
+		at = make([]string, 0, len(p))
+	}
 	for i := range p {
-		b.WriteString(p[i].of(e, nil))
+		at = append(at, p[i].of(e, nil))
+		n += len(at[i])
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range at {
+		b.WriteString(s)
 	}
 	return b.String()
 }
