@@ -246,7 +246,11 @@ func (e *Engine) AdvanceTicks(t time.Time) {
 		return // the clock starts at the first signal
 	}
 	tick := e.opt.Tick
-	for b := e.now.Truncate(tick).Add(tick); !b.After(t); b = b.Add(tick) {
+	b := e.now.Truncate(tick).Add(tick)
+	if t.Before(b) {
+		return // within the clock's tick: nothing passes, the clock stays
+	}
+	for ; !b.After(t); b = b.Add(tick) {
 		if q := e.quiet(); !b.After(q) {
 			if b = q.Truncate(tick).Add(tick); b.After(t) {
 				break
@@ -296,7 +300,7 @@ func (e *Engine) Advance(t time.Time) {
 	e.gens = e.env.generations()
 	// Retention is swept at most once a second of event time, not per
 	// signal.
-	if !t.Truncate(time.Second).After(e.swept.Truncate(time.Second)) {
+	if t.Unix() <= e.swept.Unix() { // the same second (Unix seconds are whole ones of the time line)
 		return
 	}
 	e.swept = t
