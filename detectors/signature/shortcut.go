@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unsafe"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
@@ -55,8 +56,10 @@ type operand struct {
 	numeric bool
 	lit     string
 	num     int64
-	path    []int  // nil: a literal or a variable
-	vr      string // "params.x", "windows.x"; "": not a variable
+	path    []int   // nil: a literal or a variable
+	off     uintptr // the field's offset in an Event (offsetOf)
+	dur     bool    // the field is a time.Duration, not an int
+	vr      string  // "params.x", "windows.x"; "": not a variable
 	first   bool
 	hostkey bool
 }
@@ -144,9 +147,10 @@ func operandOf(checked *ast.AST, x ast.Expr) (operand, bool) {
 		switch {
 		case !ok:
 		case end.Kind() == reflect.String:
+			o.off = offsetOf(path)
 			return o, true
 		case end.Kind() == reflect.Int || end == reflect.TypeFor[time.Duration]():
-			o.numeric = true
+			o.numeric, o.off, o.dur = true, offsetOf(path), end.Kind() == reflect.Int64
 			return o, true
 		}
 	case ast.CallKind:
@@ -229,11 +233,10 @@ func (o *operand) number(e, first *Event, vars map[string]any) int64 {
 	case o.path == nil:
 		return o.num
 	}
-	ev := e
-	if o.first {
-		ev = first
+	if o.dur {
+		return *(*int64)(o.field(e, first))
 	}
-	return reflect.ValueOf(ev).Elem().FieldByIndex(o.path).Int()
+	return int64(*(*int)(o.field(e, first)))
 }
 
 // of returns the string operand's string for e and first.
@@ -241,11 +244,7 @@ func (o *operand) of(e, first *Event) string {
 	if o.path == nil {
 		return o.lit
 	}
-	ev := e
-	if o.first {
-		ev = first
-	}
-	v := stringAt(ev, o.path)
+	v := *(*string)(o.field(e, first))
 	if o.hostkey {
 		return detectors.HostKey(v)
 	}
@@ -337,9 +336,26 @@ func fieldNamed(t reflect.Type, name string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
-// stringAt reads the string field of e at path.
-func stringAt(e *Event, path []int) string {
-	return reflect.ValueOf(e).Elem().FieldByIndex(path).String()
+// offsetOf returns where the field of an Event at path lies in it: every
+// field on the way is a struct held by value (pathOf), so the field is at
+// one offset in every Event, and read there without reflection.
+func offsetOf(path []int) uintptr {
+	var off uintptr
+	t := reflect.TypeFor[Event]()
+	for _, i := range path {
+		f := t.Field(i)
+		off, t = off+f.Offset, f.Type
+	}
+	return off
+}
+
+// field returns the address of the field operand o reads, of e or first.
+func (o *operand) field(e, first *Event) unsafe.Pointer {
+	ev := e
+	if o.first {
+		ev = first
+	}
+	return unsafe.Add(unsafe.Pointer(ev), o.off)
 }
 
 // pass reports whether e (and first, for a pair) pass the guards, with the
