@@ -43,10 +43,14 @@ func WalkParallel(ctx context.Context, inputs []string, opt Options, workers int
 	workers = max(workers, 1)
 	w := &walker{ctx: ctx, opt: opt, bufs: &buffers{}}
 	par := &parallel{w: w, visit: visit, end: end, slots: make(chan struct{}, workers),
-		window: make(chan struct{}, 4*workers), last: closed()}
+		window: make(chan struct{}, 4*workers), last: closed(), files: make(chan func())}
+	for range cap(par.window) {
+		go par.run()
+	}
 	w.par = par
 	w.walkInputs(inputs, workers)
 	<-par.last // every file on disk done
+	close(par.files)
 	w.par = nil
 	return w.problems, ctx.Err()
 }
@@ -68,6 +72,18 @@ type parallel struct {
 	window  chan struct{} // files on disk not done: bounds what waits for its turn
 	last    <-chan struct{}
 	stopped atomic.Bool // the total read limit was reached
+	// files are the files on disk dispatched, each run by one of as many
+	// goroutines as window holds: a goroutine of its own for each file
+	// grew its stack again for every file (2.5% of a run's CPU over ten
+	// thousand files).
+	files chan func()
+}
+
+// run runs dispatched files until the walk ends.
+func (par *parallel) run() {
+	for file := range par.files {
+		file()
+	}
 }
 
 // inTurn runs fn after everything dispatched before it.
@@ -87,14 +103,13 @@ func (par *parallel) nextTurn() *Turn {
 	return t
 }
 
-// dispatch visits a file on disk on a goroutine of its own once a worker is
-// free. It has a walker of its own, whose problems and bytes join the walk's
-// in turn.
+// dispatch visits a file on disk once a worker is free. It has a walker of
+// its own, whose problems and bytes join the walk's in turn.
 func (par *parallel) dispatch(n node) {
 	par.window <- struct{}{}
 	par.slots <- struct{}{}
 	t := par.nextTurn()
-	go func() {
+	par.files <- func() {
 		defer func() { <-par.window }()
 		defer close(t.done)
 		sub := &walker{ctx: par.w.ctx, opt: par.w.opt, bufs: par.w.bufs}
@@ -106,7 +121,7 @@ func (par *parallel) dispatch(n node) {
 			par.end(t)
 			par.join(n.path, sub)
 		}
-	}()
+	}
 }
 
 // join adds a file on disk's walk to the whole walk's.
