@@ -231,14 +231,13 @@ func (fs *Files) flush(dir string) {
 		}
 	}
 	sp := fs.spill
+	refs, err := diskstore.PutAll(sp.store, fs.list)
+	if err != nil {
+		sp.failed = true
+		return
+	}
 	for i, fc := range fs.list {
-		ref, err := sp.store.Put(fc)
-		if err != nil {
-			sp.failed = true
-			fs.list = slices.Delete(fs.list, 0, i)
-			return
-		}
-		sp.index = append(sp.index, fileRef{fc.rank, ref})
+		sp.index = append(sp.index, fileRef{fc.rank, refs[i]})
 	}
 	fs.list = fs.list[:0]
 }

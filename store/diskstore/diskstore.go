@@ -53,6 +53,26 @@ func (s *Store) Put(v any) (Ref, error) {
 	return r, nil
 }
 
+// PutAll writes every value of vs, as Marshal encodes them, in one write,
+// and returns their places; none is written if one fails.
+func PutAll[T any](s *Store, vs []T) ([]Ref, error) {
+	var buf []byte
+	refs := make([]Ref, len(vs))
+	for i := range vs {
+		b, err := Marshal(vs[i])
+		if err != nil {
+			return nil, err
+		}
+		refs[i] = Ref{Off: s.end + int64(len(buf)), Size: len(b)}
+		buf = append(buf, b...)
+	}
+	if _, err := s.f.WriteAt(buf, s.end); err != nil {
+		return nil, err
+	}
+	s.end += int64(len(buf))
+	return refs, nil
+}
+
 // Raw returns the JSON of the value at r. Several calls of Raw and Get may
 // run at once (not alongside a Put).
 func (s *Store) Raw(r Ref) ([]byte, error) {

@@ -52,6 +52,37 @@ func TestPutGet(t *testing.T) {
 	}
 }
 
+// Values put all at once follow those put before them and read back as
+// they were put; a closed store writes none of them.
+func TestPutAll(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Put(doc{"first", 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []doc{{"a", 1}, {strings.Repeat("long ", 1000), 2}, {"é\n\"q\"", 3}}
+	refs, err := PutAll(s, want)
+	if err != nil || len(refs) != len(want) {
+		t.Fatalf("PutAll: %v, %d refs", err, len(refs))
+	}
+	if refs[0].Off != first.Off+int64(first.Size) {
+		t.Fatalf("the batch starts at %d, want %d", refs[0].Off, first.Off+int64(first.Size))
+	}
+	for _, i := range []int{2, 0, 1} {
+		var got doc
+		if err := s.Get(refs[i], &got); err != nil || got != want[i] {
+			t.Fatalf("read back %+v (%v), want %+v", got, err, want[i])
+		}
+	}
+	s.Close()
+	if refs, err := PutAll(s, want); err == nil || refs != nil {
+		t.Fatalf("wrote to a closed store: %v %v", refs, err)
+	}
+}
+
 // Values read back at once from several goroutines are the ones put, and
 // their JSON is as they were put, with no HTML escaped.
 func TestReadsAtOnce(t *testing.T) {
