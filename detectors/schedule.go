@@ -10,8 +10,9 @@ import (
 // a signal costs the detectors it touches rather than all of them: the
 // detectors whose Quiet is known wait in a heap, earliest end of quiet
 // first; those observed or advanced since they were asked (awake) are asked
-// again at the next Advance. A detector whose Quiet is before the clock is
-// due at every Advance.
+// again at the next Advance, and keep their place in the heap until then
+// (every reader of the heap settles them first). A detector whose Quiet is
+// before the clock is due at every Advance.
 type schedule struct {
 	rs     []running // the engine's, indexed alike
 	awake  []int
@@ -34,9 +35,6 @@ func (s *schedule) wake(i int) {
 	if r.awake {
 		return
 	}
-	if r.pos >= 0 {
-		heap.Remove((*byQuiet)(s), r.pos)
-	}
 	r.awake = true
 	s.awake = append(s.awake, i)
 }
@@ -48,12 +46,17 @@ func (s *schedule) wakeAll() {
 	}
 }
 
-// settle asks every awake detector its Quiet as of now.
+// settle asks every awake detector its Quiet as of now, and moves it to
+// its place in the heap.
 func (s *schedule) settle(now time.Time) {
 	for _, i := range s.awake {
 		r := &s.rs[i]
 		r.quiet, r.awake = r.det.Quiet(now), false
-		heap.Push((*byQuiet)(s), i)
+		if r.pos >= 0 {
+			heap.Fix((*byQuiet)(s), r.pos)
+		} else {
+			heap.Push((*byQuiet)(s), i)
+		}
 	}
 	s.awake = s.awake[:0]
 }
