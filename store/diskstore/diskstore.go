@@ -56,20 +56,22 @@ func (s *Store) Put(v any) (Ref, error) {
 // PutAll writes every value of vs, as Marshal encodes them, in one write,
 // and returns their places; none is written if one fails.
 func PutAll[T any](s *Store, vs []T) ([]Ref, error) {
-	var buf []byte
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	refs := make([]Ref, len(vs))
 	for i := range vs {
-		b, err := Marshal(vs[i])
-		if err != nil {
+		start := buf.Len()
+		if err := enc.Encode(vs[i]); err != nil {
 			return nil, err
 		}
-		refs[i] = Ref{Off: s.end + int64(len(buf)), Size: len(b)}
-		buf = append(buf, b...)
+		buf.Truncate(buf.Len() - 1) // Encode's newline, as Marshal drops it
+		refs[i] = Ref{Off: s.end + int64(start), Size: buf.Len() - start}
 	}
-	if _, err := s.f.WriteAt(buf, s.end); err != nil {
+	if _, err := s.f.WriteAt(buf.Bytes(), s.end); err != nil {
 		return nil, err
 	}
-	s.end += int64(len(buf))
+	s.end += int64(buf.Len())
 	return refs, nil
 }
 
