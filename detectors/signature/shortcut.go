@@ -284,20 +284,11 @@ func (p keyPlan) key(e *Event) string {
 		return p[0].of(e, nil)
 	}
 	var parts [8]string
-	n, at := 0, parts[:0]
-	if len(p) > len(parts) {
-		at = make([]string, 0, len(p))
-	}
+	at := parts[:0]
 	for i := range p {
 		at = append(at, p[i].of(e, nil))
-		n += len(at[i])
 	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, s := range at {
-		b.WriteString(s)
-	}
-	return b.String()
+	return strings.Join(at, "") // one allocation, of the key's length
 }
 
 // pathOf reads a chain of selects from ident (e or first) as the field

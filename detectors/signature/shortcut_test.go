@@ -172,17 +172,17 @@ func TestPredicateAgreesWithItsProgram(t *testing.T) {
 		{`e.duration < windows.w && e.count > 0`, false},
 		{`e.count >= params.n || e.max_bcsid > e.bcsid`, false},
 		{`e.count <= first.count && e.bcsid != first.bcsid`, true},
-		{`e.max_bcsid == e.bcsid || !(e.count < -0)`, false},
+		{`e.max_bcsid == e.bcsid || !(e.count < 1)`, false},
 		{`e.duration > first.duration && e.count > 1 && e.datanode.host.size() > 4`, true},
 	} {
 		p := predicateOf(t, tc.where, tc.pair)
+		vars, err := interpreter.NewActivation(predicateVars)
+		if err != nil {
+			t.Fatal(err)
+		}
 		agreed, held := 0, 0
 		for range 200 {
 			e, first := event(), event()
-			vars, err := interpreter.NewActivation(predicateVars)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var act interpreter.Activation = &eventVars{vars: vars, e: e}
 			if tc.pair {
 				act = &eventVars{vars: vars, e: e, first: first}

@@ -41,16 +41,11 @@ func Open(dir string) (*Store, error) {
 
 // Put writes v, as Marshal encodes it, and returns its place.
 func (s *Store) Put(v any) (Ref, error) {
-	b, err := Marshal(v)
+	refs, err := PutAll(s, []any{v})
 	if err != nil {
 		return Ref{}, err
 	}
-	if _, err := s.f.WriteAt(b, s.end); err != nil {
-		return Ref{}, err
-	}
-	r := Ref{Off: s.end, Size: len(b)}
-	s.end += int64(len(b))
-	return r, nil
+	return refs[0], nil
 }
 
 // PutAll writes every value of vs, as Marshal encodes them, in one write,
